@@ -1,0 +1,25 @@
+PY ?= .venv/bin/python
+
+.PHONY: install check test fmt snapshots-update bench
+
+install:
+	python3 -m venv .venv && $(PY) -m pip install -q -e '.[test]'
+
+check:
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+	$(PY) -m mypy --strict app widgets
+	$(PY) -m pytest -q
+
+test:
+	$(PY) -m pytest -q
+
+fmt:
+	$(PY) -m ruff format .
+	$(PY) -m ruff check --fix .
+
+snapshots-update:
+	$(PY) -m pytest -q tests/test_snapshots.py --snapshot-update
+
+bench:
+	$(PY) -m bench
