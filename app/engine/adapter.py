@@ -79,9 +79,7 @@ class TasksAdapter(Protocol):
 
     async def answer(self, request: InputRequest, response: dict[str, Any]) -> None: ...
 
-    async def answer_many(
-        self, task_id: str, responses: dict[str, dict[str, Any]]
-    ) -> None: ...
+    async def answer_many(self, task_id: str, responses: dict[str, dict[str, Any]]) -> None: ...
 
     def pending_inputs(self) -> list[InputRequest]: ...
 
@@ -110,4 +108,3 @@ class VerbUnsupported(Exception):
         super().__init__(f"{verb} is not supported on the {wire} wire of this server")
         self.verb = verb
         self.wire = wire
-

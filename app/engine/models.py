@@ -79,7 +79,7 @@ class InputRequest(Frozen):
 
 
 class TaskError(Frozen):
-    """A JSON-RPC error a task ended with (inline on the extension, from `tasks/result` on legacy)."""
+    """A JSON-RPC error a task ended with: inline on the extension, `tasks/result` on legacy."""
 
     code: int | None = None
     message: str = ""
