@@ -1,4 +1,4 @@
-"""Settings shared by both demo servers, parsed from `taskscope demo-server` / `python -m app.demo`."""
+"""Settings shared by both demo servers (`taskscope demo-server`, `python -m app.demo`)."""
 
 from __future__ import annotations
 
