@@ -1,0 +1,110 @@
+"""Start the built-in demo servers (either wire) as real subprocesses for tests.
+
+`start_http_demo("legacy", "--speed", "20")` runs `python -m app.demo` over Streamable HTTP on a
+free port and yields its URL once the port accepts connections; `stdio_demo_command(...)` is the
+command line a stdio client spawns. The server's stderr goes to a temporary file and is shown
+when start-up fails, so a crash is never silent.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Literal
+
+Wire = Literal["legacy", "extension"]
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port nobody listens on right now (the OS picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for_port(
+    port: int,
+    host: str = "127.0.0.1",
+    timeout: float = 20.0,
+    process: subprocess.Popen[bytes] | None = None,
+) -> None:
+    """Block until `host:port` accepts a connection; fail early if `process` exits first."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"server exited with code {process.returncode} before listening")
+        try:
+            with socket.create_connection((host, port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise TimeoutError(f"nothing listened on {host}:{port} within {timeout} s")
+
+
+def stdio_demo_command(wire: Wire, *extra_args: str) -> list[str]:
+    """The command line of a demo server of `wire` speaking over stdio."""
+    return [sys.executable, "-m", "app.demo", "--wire", wire, "--transport", "stdio", *extra_args]
+
+
+def http_demo_command(wire: Wire, port: int, *extra_args: str) -> list[str]:
+    """The command line of a demo server of `wire` on Streamable HTTP at 127.0.0.1:`port`."""
+    return [
+        sys.executable,
+        "-m",
+        "app.demo",
+        "--wire",
+        wire,
+        "--transport",
+        "http",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        *extra_args,
+    ]
+
+
+def stop_process(process: subprocess.Popen[bytes], grace: float = 5.0) -> None:
+    """Terminate `process`, killing it if it does not exit within `grace` seconds."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=grace)
+
+
+@contextmanager
+def start_http_demo(
+    wire: Wire, *extra_args: str, timeout: float = 20.0
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """Run a `wire` demo server over HTTP on a free port; yield `(url, process)`, then stop it."""
+    port = free_port()
+    with tempfile.TemporaryFile() as stderr:
+        process = subprocess.Popen(
+            http_demo_command(wire, port, *extra_args),
+            cwd=REPO_ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+        )
+        try:
+            try:
+                wait_for_port(port, timeout=timeout, process=process)
+            except (RuntimeError, TimeoutError) as error:
+                stop_process(process)
+                stderr.seek(0)
+                log = stderr.read().decode(errors="replace")[-4000:]
+                raise RuntimeError(f"{wire} demo server did not start: {error}\n{log}") from error
+            yield f"http://127.0.0.1:{port}/mcp", process
+        finally:
+            stop_process(process)
