@@ -1,0 +1,110 @@
+"""ASGI guard in front of the extension demo server's Streamable HTTP app.
+
+The SDK checks `Mcp-Name` only for `tools/call`, `prompts/get` and `resources/read`, so this
+guard checks it against `params.taskId` on `tasks/*` (a different value is `-32020`, HTTP 400;
+no header is accepted). It also answers every Nth `tasks/get` with HTTP 429 and `Retry-After`,
+so clients can be tested against a rate-limiting server.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from mcp.shared.inbound import decode_header_value
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+HEADER_MISMATCH = -32020
+RATE_LIMITED = -32000
+
+
+class TasksHttpGuard:
+    """Wraps an ASGI app; only POSTs whose `Mcp-Method` is `tasks/…` are inspected."""
+
+    def __init__(self, app: ASGIApp, *, rate_limit_every: int, retry_after_s: float) -> None:
+        self._app = app
+        self._rate_limit_every = max(0, rate_limit_every)
+        self._retry_after = str(math.ceil(max(0.0, retry_after_s)))
+        self._gets_seen = 0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self._app(scope, receive, send)
+            return
+        headers = {
+            key.decode("latin-1").lower(): value.decode("latin-1")
+            for key, value in scope.get("headers", [])
+        }
+        method = headers.get("mcp-method", "")
+        if not method.startswith("tasks/"):
+            await self._app(scope, receive, send)
+            return
+        body = await _read_body(receive)
+        request_id, task_id = _id_and_task_id(body)
+        name = decode_header_value(headers.get("mcp-name"))
+        if name is not None and task_id is not None and name != task_id:
+            message = (
+                f"Header mismatch: Mcp-Name header value {name!r} "
+                f"does not match body value {task_id!r}"
+            )
+            response = _error(request_id, HEADER_MISMATCH, message, status=400)
+            await response(scope, receive, send)
+            return
+        if method == "tasks/get" and self._rate_limit_every:
+            self._gets_seen += 1
+            if self._gets_seen % self._rate_limit_every == 0:
+                message = f"Too many requests: retry after {self._retry_after} s"
+                response = _error(request_id, RATE_LIMITED, message, status=429)
+                response.headers["Retry-After"] = self._retry_after
+                await response(scope, receive, send)
+                return
+        await self._app(scope, _replay(body, receive), send)
+
+
+async def _read_body(receive: Receive) -> bytes:
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A `receive` that hands out the already-read body once, then defers to the real one."""
+    delivered = False
+
+    async def replay() -> Message:
+        nonlocal delivered
+        if delivered:
+            return await receive()
+        delivered = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return replay
+
+
+def _id_and_task_id(body: bytes) -> tuple[Any, str | None]:
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return None, None
+    if not isinstance(message, dict):
+        return None, None
+    params = message.get("params")
+    task_id = params.get("taskId") if isinstance(params, dict) else None
+    request_id = message.get("id")
+    return (
+        request_id if isinstance(request_id, str | int) else None,
+        task_id if isinstance(task_id, str) else None,
+    )
+
+
+def _error(request_id: Any, code: int, message: str, *, status: int) -> JSONResponse:
+    body = {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+    return JSONResponse(body, status_code=status)
