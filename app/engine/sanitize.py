@@ -1,0 +1,150 @@
+"""Server text made safe for a terminal: plain text only, nothing hidden and nothing interpreted.
+
+Servers control task messages, errors, titles and results. Shown raw, they could move the cursor,
+write the clipboard (OSC 52), plant hyperlinks (OSC 8), hide text behind bidi overrides or
+zero-width characters, or inject Rich markup. Every renderer goes through `clean_text`, `one_line`
+or `safe_text`.
+
+Conventions: recognised escape sequences are removed entirely; a C0 control left over is shown as
+its Unicode control picture (ESC as "␛", BEL as "␇"); C1 controls and invisible format characters
+are shown as "<U+202E>"-style markers; lone surrogates become U+FFFD.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rich.cells import get_character_cell_size
+from rich.text import Text
+
+_STRING_TERMINATOR = r"(?:\x07|\x1b\\|\x9c)"
+_ESCAPE_SEQUENCE = re.compile(
+    # CSI, 7-bit and 8-bit: parameters, intermediates, one final byte.
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"
+    # OSC, DCS, SOS, PM, APC: a string up to BEL or ST. The body excludes ESC and every C1 control,
+    # so each failed attempt stops at the next possible introducer and matching stays linear.
+    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x80-\x9f]*"
+    + _STRING_TERMINATOR
+    # Any other escape sequence: intermediates and one final byte (charset, keypad, ST, RIS, …).
+    + r"|\x1b[ -/]*[0-~]"
+)
+
+_INVISIBLE_RANGES: tuple[tuple[int, int], ...] = (
+    (0x00AD, 0x00AD),  # soft hyphen
+    (0x061C, 0x061C),  # Arabic letter mark (bidi)
+    (0x180E, 0x180E),  # Mongolian vowel separator
+    (0x200B, 0x200F),  # zero-width space/non-joiner/joiner, LRM, RLM
+    (0x2028, 0x202E),  # line/paragraph separators, bidi embeddings and overrides
+    (0x2060, 0x206F),  # word joiner, invisible operators, bidi isolates, deprecated format chars
+    (0xFEFF, 0xFEFF),  # zero-width no-break space / BOM
+    (0xFFF9, 0xFFFB),  # interlinear annotation controls
+    (0x1D173, 0x1D17A),  # musical formatting controls
+    (0xE0001, 0xE0001),  # language tag
+    (0xE0020, 0xE007F),  # tag characters (invisible "ASCII smuggling")
+)
+
+NEWLINE_MARK = " ⏎ "
+"""What a newline looks like when newlines are not allowed (also used for table cells)."""
+
+ELLIPSIS = "…"
+
+
+def _marker(code: int) -> str:
+    return f"<U+{code:04X}>"
+
+
+def _build_table(allow_newlines: bool) -> dict[int, str]:
+    table: dict[int, str] = {code: chr(0x2400 + code) for code in range(0x20)}
+    table[0x7F] = "\u2421"
+    table.update({code: _marker(code) for code in range(0x80, 0xA0)})
+    for first, last in _INVISIBLE_RANGES:
+        table.update({code: _marker(code) for code in range(first, last + 1)})
+    table.update(dict.fromkeys(range(0xD800, 0xE000), "\ufffd"))
+    if allow_newlines:
+        del table[ord("\n")]
+        del table[ord("\t")]
+    else:
+        table[ord("\n")] = NEWLINE_MARK
+        table[ord("\t")] = " "
+    return table
+
+
+_MULTILINE_TABLE = _build_table(allow_newlines=True)
+_SINGLE_LINE_TABLE = _build_table(allow_newlines=False)
+
+
+def _to_str(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes(value).decode("utf-8", errors="replace")
+    try:
+        return str(value)
+    except Exception:  # an arbitrary object's __str__ may raise anything
+        return f"<unprintable {type(value).__name__}>"
+
+
+def _marker_safe_cut(text: str, keep: int) -> int:
+    """Move a cut point back so it does not split a "<U+XXXXX>" marker."""
+    start = text.rfind("<U+", max(0, keep - 9), keep)
+    if start != -1:
+        end = text.find(">", start)
+        if end >= keep:
+            return start
+    return keep
+
+
+def _truncate(text: str, max_len: int) -> str:
+    if len(text) <= max_len:
+        return text
+    keep = max_len - len(f"{ELLIPSIS} (+{len(text)} chars)")
+    if keep < 1:
+        return text[: max(0, max_len - 1)] + ELLIPSIS if max_len > 0 else ""
+    keep = _marker_safe_cut(text, keep)
+    return f"{text[:keep]}{ELLIPSIS} (+{len(text) - keep} chars)"
+
+
+def clean_text(text: Any, *, max_len: int | None = None, allow_newlines: bool = False) -> str:
+    """Return `text` (anything; bytes are decoded as UTF-8) as inert plain text.
+
+    Escape sequences are removed, other controls and invisible characters made visible. Newlines
+    and tabs are kept only with `allow_newlines`; otherwise a newline shows as " ⏎ " and a tab as a
+    space. With `max_len` the result is cut to at most that many characters, ending in
+    "… (+N chars)".
+    """
+    cleaned = _ESCAPE_SEQUENCE.sub("", _to_str(text)).replace("\r\n", "\n")
+    cleaned = cleaned.translate(_MULTILINE_TABLE if allow_newlines else _SINGLE_LINE_TABLE)
+    if max_len is not None:
+        cleaned = _truncate(cleaned, max_len)
+    return cleaned
+
+
+def one_line(text: Any, width: int) -> str:
+    """Return `text` cleaned onto one line (newlines as " ⏎ "), cut to `width` cells with "…"."""
+    if width <= 0:
+        return ""
+    cleaned = clean_text(text)
+    cells = 0
+    for index, char in enumerate(cleaned):
+        cells += get_character_cell_size(char)
+        if cells > width:
+            return _cut_cells(cleaned[:index], width - 1) + ELLIPSIS
+    return cleaned
+
+
+def _cut_cells(text: str, width: int) -> str:
+    """Drop characters from the end of `text` until it fits in `width` cells."""
+    cells = sum(get_character_cell_size(char) for char in text)
+    end = len(text)
+    while cells > width and end > 0:
+        end -= 1
+        cells -= get_character_cell_size(text[end])
+    return text[:end]
+
+
+def safe_text(
+    text: Any, *, max_len: int | None = None, allow_newlines: bool = False, style: str = ""
+) -> Text:
+    """A Rich `Text` of the cleaned string; never parsed as markup, so "[bold]" stays literal."""
+    return Text(clean_text(text, max_len=max_len, allow_newlines=allow_newlines), style=style)
