@@ -1,0 +1,650 @@
+"""One JSON-RPC connection to one MCP server: correlation, envelopes, handlers and observability.
+
+The transport moves messages; negotiate.py picks the era; this module numbers requests, matches
+responses, answers server requests, stamps the modern `_meta` envelope and reports every frame
+(redacted) to listeners. One connection lives as long as a command (legacy tasks are session-bound).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import EllipsisType, TracebackType
+from typing import Any, Literal
+
+from app.engine.models import RELATED_TASK_META
+from app.engine.negotiate import EraPreference, negotiate, stamp_modern
+from app.engine.redact import Redactor
+from app.engine.targets import HttpTarget, Target
+from app.engine.transports import make_transport
+from app.engine.transports.base import Era, Inbound, TransportError, TransportKind
+
+__all__ = [
+    "Connection",
+    "Frame",
+    "RpcError",
+    "ServerInfo",
+    "ServerRequestHandler",
+    "TransportError",
+]
+
+log = logging.getLogger(__name__)
+
+METHOD_NOT_FOUND = -32601
+INTERNAL_ERROR = -32603
+LATE_IDS_REMEMBERED = 256
+
+
+class RpcError(Exception):
+    """A JSON-RPC error response, with the HTTP status and Retry-After it came with."""
+
+    def __init__(
+        self,
+        code: int,
+        message: str,
+        data: Any = None,
+        *,
+        http_status: int | None = None,
+        retry_after: float | None = None,
+        frame: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(f"{message} ({code})")
+        self.code = code
+        self.message = message
+        self.data = data
+        self.http_status = http_status
+        self.retry_after = retry_after
+        self.frame = frame
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One JSON-RPC frame in or out, as observed on the wire (secrets redacted)."""
+
+    direction: Literal["out", "in"]
+    message: dict[str, Any] | None
+    raw: str | None
+    at: float
+    method: str | None
+    rpc_id: str | int | None
+    task_id: str | None
+    reason: str | None
+    latency_ms: float | None
+    http_status: int | None
+    headers: dict[str, str]
+    error: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ServerInfo:
+    """Who the server is and which era this connection speaks with it."""
+
+    name: str
+    version: str
+    protocol_version: str
+    era: Literal["legacy", "modern"]
+    capabilities: dict[str, Any]
+    instructions: str | None
+    transport: TransportKind
+
+
+ServerRequestHandler = Callable[[dict[str, Any], dict[str, Any]], Awaitable[dict[str, Any]]]
+"""Answers one server→client request: (params, request frame) -> result; may raise RpcError."""
+
+NotificationHandler = Callable[[str, dict[str, Any]], None]
+FrameListener = Callable[[Frame], None]
+
+
+@dataclass(slots=True)
+class _Pending:
+    method: str
+    reason: str
+    sent_at: float
+    future: asyncio.Future[dict[str, Any]]
+    task_id: str | None = None
+
+
+@dataclass(slots=True)
+class _Handlers:
+    requests: dict[str, ServerRequestHandler] = field(default_factory=dict)
+    notifications: list[NotificationHandler] = field(default_factory=list)
+    frames: list[FrameListener] = field(default_factory=list)
+
+
+def default_client_info() -> dict[str, str]:
+    """taskscope's own name and version, as sent to servers."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return {"name": "taskscope", "version": version("taskscope")}
+    except PackageNotFoundError:
+        return {"name": "taskscope", "version": "0.0.0"}
+
+
+def frame_task_id(message: Mapping[str, Any] | None) -> str | None:
+    """The task a message is about: params.taskId, result taskId / task.taskId, or related-task."""
+    if not message:
+        return None
+    for key in ("params", "result"):
+        body = message.get(key)
+        if not isinstance(body, dict):
+            continue
+        for holder in (body, body.get("task")):
+            if isinstance(holder, dict) and isinstance(holder.get("taskId"), str):
+                return str(holder["taskId"])
+        meta = body.get("_meta")
+        related = meta.get(RELATED_TASK_META) if isinstance(meta, dict) else None
+        if isinstance(related, dict) and isinstance(related.get("taskId"), str):
+            return str(related["taskId"])
+    return None
+
+
+class Connection:
+    """A JSON-RPC 2.0 client connection to one MCP server over stdio, Streamable HTTP or SSE."""
+
+    def __init__(
+        self,
+        target: Target,
+        *,
+        era: EraPreference = "auto",
+        client_info: dict[str, str] | None = None,
+        redact: Sequence[str] = (),
+        request_timeout: float = 30.0,
+        probe_timeout: float = 3.0,
+    ) -> None:
+        self.target = target
+        self.era_preference: EraPreference = era
+        self.client_info = client_info or default_client_info()
+        self.request_timeout = request_timeout
+        self.probe_timeout = probe_timeout
+        self.state: Literal["idle", "connecting", "connected", "closed"] = "idle"
+        self.closed_error: TransportError | None = None
+        headers = target.headers if isinstance(target, HttpTarget) else None
+        bearer = target.bearer if isinstance(target, HttpTarget) else None
+        self._redactor = Redactor.build(redact, [bearer], headers)
+        self._transport = make_transport(target)
+        self._info: ServerInfo | None = None
+        self._era: Era | None = None
+        self._version: str | None = None
+        self._ids = itertools.count(1)
+        self._pending: dict[str | int, _Pending] = {}
+        self._late: OrderedDict[str | int, str] = OrderedDict()
+        self._out_reasons: dict[int, str] = {}
+        self._handlers = _Handlers()
+        self._server_requests: dict[str | int, asyncio.Task[None]] = {}
+        self._server_methods: dict[str | int, str] = {}
+
+    # -- public API -----------------------------------------------------------------------------
+
+    @property
+    def info(self) -> ServerInfo:
+        """The server's identity and the negotiated era; valid after `open()`."""
+        if self._info is None:
+            raise RuntimeError("the connection is not open yet")
+        return self._info
+
+    @property
+    def transport_kind(self) -> TransportKind:
+        """stdio, http or sse."""
+        return self._transport.kind
+
+    async def open(self) -> ServerInfo:
+        """Start the transport, negotiate the era and (legacy) run the initialize handshake."""
+        if self.state != "idle":
+            raise RuntimeError(f"cannot open a connection that is {self.state}")
+        self.state = "connecting"
+        try:
+            await self._transport.start(self)
+            agreed = await negotiate(
+                _Handshake(self),
+                self.era_preference,
+                client_info=self.client_info,
+                probe_timeout=self.probe_timeout,
+                request_timeout=self.request_timeout,
+            )
+            if self.closed_error is not None:
+                raise self._closed_failure()
+            if agreed.era == "legacy":
+                await self._transport.after_handshake()
+        except BaseException:
+            await self.close()
+            raise
+        self._info = ServerInfo(
+            name=agreed.name,
+            version=agreed.version,
+            protocol_version=agreed.protocol_version,
+            era=agreed.era,
+            capabilities=agreed.capabilities,
+            instructions=agreed.instructions,
+            transport=self._transport.kind,
+        )
+        self.state = "connected"
+        return self._info
+
+    async def request(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        reason: str = "user",
+        timeout: float | EllipsisType | None = ...,
+        declare_tasks: bool = True,
+    ) -> dict[str, Any]:
+        """Send a request and return its result; raises RpcError or TransportError.
+
+        On the modern era `params._meta` is stamped with the protocol version, client info and
+        capabilities (plus the tasks extension when `declare_tasks`), keeping the caller's keys.
+        `timeout=None` waits forever (e.g. a blocking legacy `tasks/result`).
+        """
+        if self.state != "connected":
+            raise (
+                self._closed_failure()
+                if self.state == "closed"
+                else RuntimeError("the connection is not open yet")
+            )
+        if self._era == "modern" and self._version is not None:
+            params = stamp_modern(
+                params,
+                version=self._version,
+                client_info=self.client_info,
+                declare_tasks=declare_tasks,
+            )
+        wait = self.request_timeout if isinstance(timeout, EllipsisType) else timeout
+        return await self._call(method, params, reason=reason, timeout=wait)
+
+    async def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        """Send a notification (no answer expected)."""
+        if self.state == "closed":
+            raise self._closed_failure()
+        await self._send(_envelope(method, params), reason="user")
+
+    def set_request_handler(self, method: str, handler: ServerRequestHandler) -> None:
+        """Answer server→client requests for `method` with `handler` (each in its own task)."""
+        self._handlers.requests[method] = handler
+
+    def add_notification_handler(self, handler: NotificationHandler) -> None:
+        """Call `handler(method, params)` for every server notification."""
+        self._handlers.notifications.append(handler)
+
+    def add_frame_listener(self, listener: FrameListener) -> Callable[[], None]:
+        """Report every frame in and out to `listener`; returns a function that removes it."""
+        self._handlers.frames.append(listener)
+
+        def remove() -> None:
+            with contextlib.suppress(ValueError):
+                self._handlers.frames.remove(listener)
+
+        return remove
+
+    async def close(self) -> None:
+        """Close the transport (legacy HTTP: DELETE the session) and fail what is still pending."""
+        if self.state == "closed" and self.closed_error is not None:
+            await self._transport.close()
+            return
+        self.state = "closed"
+        if self.closed_error is None:
+            self.closed_error = TransportError("closed", "connection closed")
+        for task in list(self._server_requests.values()):
+            task.cancel()
+        self._fail_all(self.closed_error)
+        await self._transport.close()
+
+    async def __aenter__(self) -> Connection:
+        await self.open()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    # -- sending --------------------------------------------------------------------------------
+
+    async def _call(
+        self,
+        method: str,
+        params: dict[str, Any] | None,
+        *,
+        reason: str,
+        timeout: float | None,
+    ) -> dict[str, Any]:
+        rpc_id = next(self._ids)
+        message = _envelope(method, params, rpc_id)
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[rpc_id] = _Pending(
+            method=method,
+            reason=reason,
+            sent_at=time.monotonic(),
+            future=future,
+            task_id=frame_task_id(message),
+        )
+        try:
+            await self._send(message, reason=reason)
+            if timeout is None:
+                return await future
+            return await asyncio.wait_for(future, timeout)
+        except TimeoutError:
+            self._remember_late(rpc_id, f"timed out after {timeout:g} s")
+            raise TransportError(
+                "timeout", f"{method} got no answer within {timeout:g} s"
+            ) from None
+        except asyncio.CancelledError:
+            self._remember_late(rpc_id, "abandoned by the caller")
+            raise
+        finally:
+            if self._pending.pop(rpc_id, None) is not None:
+                self._transport.abandon(rpc_id)
+            if not future.done():
+                future.cancel()
+
+    async def _send(self, message: dict[str, Any], *, reason: str) -> None:
+        self._out_reasons[id(message)] = reason
+        try:
+            await self._transport.send(message)
+        finally:
+            self._out_reasons.pop(id(message), None)
+
+    def _remember_late(self, rpc_id: str | int, why: str) -> None:
+        self._late[rpc_id] = why
+        while len(self._late) > LATE_IDS_REMEMBERED:
+            self._late.popitem(last=False)
+
+    # -- TransportSink --------------------------------------------------------------------------
+
+    def on_outgoing(self, message: dict[str, Any], headers: Mapping[str, str]) -> None:
+        """Report a message the transport is about to put on the wire."""
+        rpc_id = message.get("id")
+        is_response = "method" not in message
+        pending = self._pending.get(rpc_id) if rpc_id is not None and not is_response else None
+        reason = self._out_reasons.get(id(message))
+        method = message.get("method")
+        if is_response:
+            method = self._server_methods.get(rpc_id) if isinstance(rpc_id, str | int) else None
+        self._emit(
+            direction="out",
+            message=message,
+            method=method if isinstance(method, str) else None,
+            reason=reason or (pending.reason if pending else None),
+            headers=headers,
+        )
+
+    def on_incoming(self, inbound: Inbound) -> None:
+        """Route one received message: resolve a request, run a handler or call listeners."""
+        message = inbound.message
+        if message is None:
+            self._emit_inbound(inbound, error=inbound.error or "unparseable message")
+            return
+        method = message.get("method")
+        if isinstance(method, str):
+            self._emit_inbound(inbound, method=method)
+            if "id" in message:
+                self._start_server_request(method, message)
+            else:
+                self._dispatch_notification(method, message)
+            return
+        self._resolve(inbound, message)
+
+    def on_request_failed(self, rpc_id: str | int, error: TransportError) -> None:
+        """A request got an HTTP failure instead of a JSON-RPC answer."""
+        pending = self._pending.pop(rpc_id, None)
+        if pending is not None and not pending.future.done():
+            pending.future.set_exception(self._redacted_error(error))
+
+    def on_closed(self, error: TransportError) -> None:
+        """The channel died under us: fail every pending request and stop."""
+        self.closed_error = self._redacted_error(error)
+        self.state = "closed"
+        for task in list(self._server_requests.values()):
+            task.cancel()
+        self._fail_all(self.closed_error)
+
+    # -- receiving ------------------------------------------------------------------------------
+
+    def _resolve(self, inbound: Inbound, message: dict[str, Any]) -> None:
+        rpc_id = message.get("id")
+        pending = self._pending.pop(rpc_id, None) if isinstance(rpc_id, str | int) else None
+        if pending is None:
+            late = self._late.pop(rpc_id, None) if isinstance(rpc_id, str | int) else None
+            error = (
+                f"late response to id {rpc_id!r} ({late}); dropped"
+                if late
+                else f"response to unknown id {rpc_id!r}; dropped"
+            )
+            self._emit_inbound(inbound, error=error)
+            return
+        latency = (time.monotonic() - pending.sent_at) * 1000
+        body_error = _response_problem(message)
+        self._emit_inbound(
+            inbound,
+            method=pending.method,
+            reason=pending.reason,
+            latency_ms=latency,
+            error=body_error,
+            task_id=pending.task_id,
+        )
+        if pending.future.done():
+            return
+        redacted = self._redactor.value(message)
+        if body_error is not None:
+            pending.future.set_exception(
+                TransportError(
+                    "malformed",
+                    f"{pending.method}: {body_error}",
+                    http_status=inbound.http_status,
+                    body=str(redacted)[:500],
+                )
+            )
+        elif "error" in message:
+            error = message["error"]
+            pending.future.set_exception(
+                RpcError(
+                    int(error["code"]),
+                    str(error.get("message", "")),
+                    error.get("data"),
+                    http_status=inbound.http_status,
+                    retry_after=inbound.retry_after,
+                    frame=redacted,
+                )
+            )
+        else:
+            pending.future.set_result(message["result"])
+
+    def _start_server_request(self, method: str, message: dict[str, Any]) -> None:
+        rpc_id = message["id"]
+        if not isinstance(rpc_id, str | int):
+            return
+        task = asyncio.create_task(self._answer(method, message), name=f"answer {method}")
+        self._server_requests[rpc_id] = task
+        self._server_methods[rpc_id] = method
+
+        def forget(_: asyncio.Task[None]) -> None:
+            self._server_requests.pop(rpc_id, None)
+            self._server_methods.pop(rpc_id, None)
+
+        task.add_done_callback(forget)
+
+    async def _answer(self, method: str, message: dict[str, Any]) -> None:
+        rpc_id = message["id"]
+        params = message.get("params")
+        params = params if isinstance(params, dict) else {}
+        handler = self._handlers.requests.get(method)
+        reply: dict[str, Any]
+        if method == "ping":
+            reply = {"jsonrpc": "2.0", "id": rpc_id, "result": {}}
+        elif handler is None:
+            reply = _error_reply(rpc_id, METHOD_NOT_FOUND, f"Method not found: {method}")
+        else:
+            try:
+                result = await handler(params, message)
+                reply = {"jsonrpc": "2.0", "id": rpc_id, "result": result}
+            except RpcError as exc:
+                reply = _error_reply(rpc_id, exc.code, exc.message, exc.data)
+            except Exception as exc:
+                log.exception("handler for %s failed", method)
+                reply = _error_reply(rpc_id, INTERNAL_ERROR, f"client error: {exc}")
+        if self.state == "closed":
+            return
+        try:
+            await self._send(reply, reason="answer")
+        except TransportError as exc:
+            log.warning("could not answer %s: %s", method, exc.message)
+
+    def _dispatch_notification(self, method: str, message: dict[str, Any]) -> None:
+        params = message.get("params")
+        params = params if isinstance(params, dict) else {}
+        request_id = params.get("requestId")
+        if method == "notifications/cancelled" and isinstance(request_id, str | int):
+            task = self._server_requests.get(request_id)
+            if task is not None:
+                task.cancel()
+        for handler in list(self._handlers.notifications):
+            try:
+                handler(method, params)
+            except Exception:
+                log.exception("notification handler failed on %s", method)
+
+    def _fail_all(self, error: TransportError) -> None:
+        pending_requests = list(self._pending.values())
+        self._pending.clear()
+        for pending in pending_requests:
+            if not pending.future.done():
+                pending.future.set_exception(error)
+
+    def _closed_failure(self) -> TransportError:
+        return self.closed_error or TransportError("closed", "connection closed")
+
+    def _redacted_error(self, error: TransportError) -> TransportError:
+        return TransportError(
+            error.kind,
+            self._redactor.text(error.message),
+            http_status=error.http_status,
+            retry_after=error.retry_after,
+            body=self._redactor.text(error.body) if error.body is not None else None,
+        )
+
+    # -- observability --------------------------------------------------------------------------
+
+    def _emit_inbound(
+        self,
+        inbound: Inbound,
+        *,
+        method: str | None = None,
+        reason: str | None = None,
+        latency_ms: float | None = None,
+        error: str | None = None,
+        task_id: str | None = None,
+    ) -> None:
+        self._emit(
+            direction="in",
+            message=inbound.message,
+            raw=inbound.raw,
+            method=method,
+            reason=reason,
+            latency_ms=latency_ms,
+            http_status=inbound.http_status,
+            headers=inbound.headers,
+            error=error,
+            task_id=task_id,
+        )
+
+    def _emit(
+        self,
+        *,
+        direction: Literal["out", "in"],
+        message: dict[str, Any] | None,
+        method: str | None,
+        reason: str | None,
+        headers: Mapping[str, str],
+        raw: str | None = None,
+        latency_ms: float | None = None,
+        http_status: int | None = None,
+        error: str | None = None,
+        task_id: str | None = None,
+    ) -> None:
+        if not self._handlers.frames:
+            return
+        rpc_id = message.get("id") if message else None
+        frame = Frame(
+            direction=direction,
+            message=self._redactor.value(message) if message is not None else None,
+            raw=self._redactor.text(raw) if raw is not None else None,
+            at=time.time(),
+            method=method,
+            rpc_id=rpc_id if isinstance(rpc_id, str | int) else None,
+            task_id=frame_task_id(message) or task_id,
+            reason=reason,
+            latency_ms=latency_ms,
+            http_status=http_status,
+            headers=self._redactor.headers(headers),
+            error=self._redactor.text(error) if error is not None else None,
+        )
+        for listener in list(self._handlers.frames):
+            try:
+                listener(frame)
+            except Exception:
+                log.exception("frame listener failed")
+
+
+class _Handshake:
+    """The slice of a connection that negotiate.py drives before the connection is open."""
+
+    def __init__(self, connection: Connection) -> None:
+        self._connection = connection
+        self.transport_kind: TransportKind = connection.transport_kind
+
+    def use_era(self, era: Era, protocol_version: str) -> None:
+        connection = self._connection
+        connection._era = era
+        connection._version = protocol_version
+        connection._transport.set_era(era, protocol_version)
+
+    async def handshake_request(
+        self, method: str, params: dict[str, Any], *, timeout: float | None
+    ) -> dict[str, Any]:
+        return await self._connection._call(method, params, reason="connect", timeout=timeout)
+
+    async def handshake_notify(self, method: str, params: dict[str, Any] | None) -> None:
+        await self._connection._send(_envelope(method, params), reason="connect")
+
+    def is_rpc_error(self, error: BaseException) -> bool:
+        return isinstance(error, RpcError)
+
+
+def _envelope(
+    method: str, params: dict[str, Any] | None, rpc_id: int | None = None
+) -> dict[str, Any]:
+    message: dict[str, Any] = {"jsonrpc": "2.0"}
+    if rpc_id is not None:
+        message["id"] = rpc_id
+    message["method"] = method
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+def _error_reply(rpc_id: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "id": rpc_id, "error": error}
+
+
+def _response_problem(message: dict[str, Any]) -> str | None:
+    """What is wrong with a response frame's body, or None when it is well-formed."""
+    if "error" in message:
+        error = message["error"]
+        if not isinstance(error, dict) or not isinstance(error.get("code"), int):
+            return "error response without an integer error.code"
+        return None
+    if not isinstance(message.get("result"), dict):
+        return "result is not a JSON object"
+    return None

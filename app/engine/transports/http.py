@@ -1,0 +1,334 @@
+"""Streamable HTTP transport: one POST per message, JSON or SSE answers, the legacy GET stream.
+
+Every POST response is read as it arrives: a JSON body, or an SSE stream that may carry
+server→client requests and notifications before the response. POSTs run concurrently, so a
+blocking `tasks/result` stream can stay open while the answer to its `elicitation/create` is POSTed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import httpx
+from httpx_sse import EventSource, SSEError
+
+from app.engine.targets import HttpTarget
+from app.engine.transports.base import (
+    Era,
+    Inbound,
+    TransportError,
+    TransportKind,
+    TransportSink,
+    classify,
+    classify_value,
+    parse_retry_after,
+)
+
+BODY_EXCERPT = 500
+CONNECT_TIMEOUT = 10.0
+DELETE_TIMEOUT = 2.0
+NAME_PARAMS: Mapping[str, str] = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+}
+_HEADER_SAFE = re.compile(r"^[\x20-\x7E]*$")
+_B64_SENTINEL = re.compile(r"^=\?base64\?.*\?=$")
+
+
+def encode_header_value(value: str) -> str:
+    """A header value as is when it is plain printable ASCII, else as `=?base64?…?=`."""
+    if _HEADER_SAFE.match(value) and value == value.strip() and not _B64_SENTINEL.match(value):
+        return value
+    return f"=?base64?{base64.b64encode(value.encode()).decode('ascii')}?="
+
+
+def routing_name(message: Mapping[str, Any]) -> str | None:
+    """The value for `Mcp-Name`: the tool/prompt name, resource URI, or the task id of tasks/*."""
+    method = message.get("method")
+    params = message.get("params")
+    if not isinstance(method, str) or not isinstance(params, dict):
+        return None
+    key = "taskId" if method.startswith("tasks/") else NAME_PARAMS.get(method)
+    value = params.get(key) if key else None
+    return value if isinstance(value, str) else None
+
+
+def excerpt(text: str) -> str:
+    """The start of an HTTP body, for error messages."""
+    text = text.strip()
+    return text if len(text) <= BODY_EXCERPT else text[:BODY_EXCERPT] + "…"
+
+
+def http_failure(response: httpx.Response, body: str) -> TransportError:
+    """An HTTP error response that carried no JSON-RPC answer."""
+    status = response.status_code
+    summary = f"HTTP {status} {response.reason_phrase}".strip()
+    if body.strip():
+        summary += f": {excerpt(body)}"
+    return TransportError(
+        "http",
+        summary,
+        http_status=status,
+        retry_after=parse_retry_after(response.headers.get("retry-after")),
+        body=excerpt(body),
+    )
+
+
+class StreamableHttpTransport:
+    """MCP Streamable HTTP, for both the legacy session era and the modern stateless era."""
+
+    kind: TransportKind = "http"
+
+    def __init__(self, target: HttpTarget) -> None:
+        self._target = target
+        self._client: httpx.AsyncClient | None = None
+        self._sink: TransportSink | None = None
+        self._era: Era = "modern"
+        self._version: str | None = None
+        self._session_id: str | None = None
+        self._posts: dict[str | int, asyncio.Task[None]] = {}
+        self._background: set[asyncio.Task[None]] = set()
+        self._closed = False
+
+    @property
+    def session_id(self) -> str | None:
+        """The legacy `Mcp-Session-Id` the server assigned, if any."""
+        return self._session_id
+
+    async def start(self, sink: TransportSink) -> None:
+        self._sink = sink
+        timeout = httpx.Timeout(CONNECT_TIMEOUT, read=None, write=CONNECT_TIMEOUT, pool=None)
+        self._client = httpx.AsyncClient(timeout=timeout)
+
+    def set_era(self, era: Era, protocol_version: str) -> None:
+        self._era = era
+        self._version = protocol_version
+
+    def base_headers(self) -> dict[str, str]:
+        """Headers every HTTP exchange carries: the user's, the bearer and the era's."""
+        headers = dict(self._target.headers)
+        if self._target.bearer:
+            headers["Authorization"] = f"Bearer {self._target.bearer}"
+        if self._version:
+            headers["MCP-Protocol-Version"] = self._version
+        if self._era == "legacy" and self._session_id:
+            headers["Mcp-Session-Id"] = self._session_id
+        return headers
+
+    def headers_for(self, message: Mapping[str, Any]) -> dict[str, str]:
+        """The headers of the POST that carries `message`."""
+        headers = {
+            "Accept": "application/json, text/event-stream",
+            "Content-Type": "application/json",
+            **self.base_headers(),
+        }
+        method = message.get("method")
+        if self._era == "modern" and isinstance(method, str):
+            headers["Mcp-Method"] = encode_header_value(method)
+            name = routing_name(message)
+            if name is not None:
+                headers["Mcp-Name"] = encode_header_value(name)
+        return headers
+
+    async def send(self, message: dict[str, Any]) -> None:
+        if self._closed or self._client is None or self._sink is None:
+            raise TransportError("closed", "HTTP transport is closed")
+        headers = self.headers_for(message)
+        self._sink.on_outgoing(message, headers)
+        rpc_id = message.get("id")
+        if "method" in message and isinstance(rpc_id, str | int):
+            task = asyncio.create_task(self._post(message, headers, rpc_id))
+            self._posts[rpc_id] = task
+            task.add_done_callback(lambda _: self._posts.pop(rpc_id, None))
+            return
+        # Notifications and our answers are acknowledged with 202; wait so order is kept.
+        await self._post(message, headers, None)
+
+    def abandon(self, rpc_id: str | int) -> None:
+        """Stop reading the answer to a request nobody waits for (closing it cancels it)."""
+        task = self._posts.pop(rpc_id, None)
+        if task is not None:
+            task.cancel()
+
+    async def after_handshake(self) -> None:
+        """Legacy: open the standalone GET SSE stream for server-initiated messages."""
+        if self._era == "legacy":
+            self._spawn(self._listen())
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        tasks = [*self._posts.values(), *self._background]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        client = self._client
+        if client is None:
+            return
+        if self._era == "legacy" and self._session_id:
+            with contextlib.suppress(httpx.HTTPError):
+                await client.delete(
+                    self._target.url, headers=self.base_headers(), timeout=DELETE_TIMEOUT
+                )
+        await client.aclose()
+
+    # -- exchanges ------------------------------------------------------------------------------
+
+    async def _post(
+        self, message: dict[str, Any], headers: dict[str, str], rpc_id: str | int | None
+    ) -> None:
+        """POST one message and dispatch the answer; failures of requests go to the sink,
+        failures of notifications and answers are raised."""
+        assert self._client is not None
+        body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
+        try:
+            async with self._client.stream(
+                "POST", self._target.url, content=body, headers=headers
+            ) as response:
+                self._capture_session(response)
+                failure = await self._read_response(response, rpc_id)
+        except httpx.HTTPError as exc:
+            failure = TransportError("closed", f"HTTP request failed: {exc!r}")
+        except SSEError as exc:
+            failure = TransportError("malformed", f"bad SSE response: {exc}")
+        if failure is None:
+            return
+        if rpc_id is None:
+            raise failure
+        self._fail(rpc_id, failure)
+
+    async def _read_response(
+        self, response: httpx.Response, rpc_id: str | int | None
+    ) -> TransportError | None:
+        """Dispatch every message a POST response carries; the failure if `rpc_id` got no answer."""
+        status = response.status_code
+        if "text/event-stream" in response.headers.get("content-type", "") and status < 400:
+            if await self._read_sse(response, rpc_id) or rpc_id is None:
+                return None
+            return TransportError(
+                "closed", "the server ended the SSE response without answering", http_status=status
+            )
+        text = (await response.aread()).decode("utf-8", errors="replace")
+        items = self._inbound_from_body(text, response)
+        answered = False
+        for item in items:
+            answered = answered or (item.message is not None and _answers(item.message, rpc_id))
+            if item.message is not None or status < 400:
+                self._sink_incoming(item)
+        if answered:
+            return None
+        if status >= 400 and not any(item.message is not None for item in items):
+            failure = http_failure(response, text)
+            self._sink_incoming(
+                Inbound(
+                    message=None,
+                    raw=excerpt(text) or None,
+                    error=failure.message,
+                    http_status=status,
+                    headers=dict(response.headers),
+                    retry_after=failure.retry_after,
+                )
+            )
+            return failure
+        if rpc_id is None or status == 202:
+            return None  # a 202 to a request: the answer comes on another stream
+        return TransportError(
+            "malformed",
+            f"HTTP {status} response carried no answer to request {rpc_id!r}",
+            http_status=status,
+            body=excerpt(text),
+        )
+
+    async def _read_sse(self, response: httpx.Response, rpc_id: str | int | None) -> bool:
+        """Dispatch each SSE `message` event as it arrives; True when one answered `rpc_id`."""
+        answered = False
+        status = response.status_code
+        headers = dict(response.headers)
+        async for event in EventSource(response).aiter_sse():
+            if not event.data or event.event not in ("message", ""):
+                continue
+            item = classify(event.data)
+            item = Inbound(
+                message=item.message,
+                raw=item.raw,
+                error=item.error,
+                http_status=status,
+                headers=headers,
+            )
+            if item.message is not None and _answers(item.message, rpc_id):
+                answered = True
+            self._sink_incoming(item)
+        return answered
+
+    async def _listen(self) -> None:
+        """The legacy standalone GET stream; 405 means the server offers none."""
+        assert self._client is not None
+        headers = {"Accept": "text/event-stream", **self.base_headers()}
+        try:
+            async with self._client.stream("GET", self._target.url, headers=headers) as response:
+                content_type = response.headers.get("content-type", "")
+                if response.status_code >= 400 or "text/event-stream" not in content_type:
+                    return
+                await self._read_sse(response, None)
+        except httpx.HTTPError:
+            return
+
+    # -- helpers --------------------------------------------------------------------------------
+
+    def _inbound_from_body(self, text: str, response: httpx.Response) -> list[Inbound]:
+        status = response.status_code
+        headers = dict(response.headers)
+        retry_after = parse_retry_after(response.headers.get("retry-after"))
+        if not text.strip():
+            return []
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return [Inbound(message=None, raw=excerpt(text), error="malformed JSON body")]
+        values = value if isinstance(value, list) else [value]
+        items = []
+        for item in values:
+            parsed = classify_value(item, json.dumps(item))
+            items.append(
+                Inbound(
+                    message=parsed.message,
+                    raw=parsed.raw,
+                    error=parsed.error,
+                    http_status=status,
+                    headers=headers,
+                    retry_after=retry_after,
+                )
+            )
+        return items
+
+    def _sink_incoming(self, inbound: Inbound) -> None:
+        if self._sink is not None:
+            self._sink.on_incoming(inbound)
+
+    def _fail(self, rpc_id: str | int | None, error: TransportError) -> None:
+        if rpc_id is not None and self._sink is not None:
+            self._sink.on_request_failed(rpc_id, error)
+
+    def _capture_session(self, response: httpx.Response) -> None:
+        session = response.headers.get("mcp-session-id")
+        if session and self._era == "legacy":
+            self._session_id = session
+
+    def _spawn(self, coroutine: Any) -> None:
+        task = asyncio.create_task(coroutine)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+
+def _answers(message: Mapping[str, Any], rpc_id: str | int | None) -> bool:
+    return rpc_id is not None and "method" not in message and message.get("id") == rpc_id
