@@ -1,0 +1,209 @@
+"""Plain-text formatting of durations, sizes, clocks and statuses for the TUI's cells.
+
+Pure functions on our own numbers and enums; server text never passes through here (it goes
+through `app.engine.sanitize`), so these strings are safe to show as they are.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+
+from rich.style import Style
+from textual.color import Color, ColorParseError
+
+from app.engine.models import Progress
+from app.tui.state import WatchedTask
+
+STATUS_GLYPHS: dict[str, str] = {
+    "working": "◐",
+    "input_required": "?",
+    "completed": "●",
+    "failed": "✗",
+    "cancelled": "○",
+    "expired": "⧗",
+    "forgotten": "⌀",
+    "unknown": "·",
+}
+"""One glyph per display status; always shown with the word, so colour is never the only cue."""
+
+STATUS_WORDS: dict[str, str] = {
+    "working": "working",
+    "input_required": "input",
+    "completed": "completed",
+    "failed": "failed",
+    "cancelled": "cancelled",
+    "expired": "expired",
+    "forgotten": "forgotten",
+    "unknown": "unknown",
+}
+"""Short words for the status column (`input_required` is spelled `input` to fit)."""
+
+
+def status_label(status: str) -> str:
+    """Glyph and word, e.g. `◐ working`; unknown statuses keep their own (already clean) name."""
+    return f"{STATUS_GLYPHS.get(status, '·')} {STATUS_WORDS.get(status, status)}"
+
+
+def format_duration(seconds: float) -> str:
+    """A compact duration: `0.4s`, `12s`, `3m04s`, `2h05m`, `3d04h`; negatives count as zero."""
+    seconds = max(seconds, 0.0)
+    if seconds < 10:
+        return f"{seconds:.1f}s"
+    whole = int(seconds)
+    if whole < 60:
+        return f"{whole}s"
+    minutes, secs = divmod(whole, 60)
+    if minutes < 60:
+        return f"{minutes}m{secs:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 24:
+        return f"{hours}h{minutes:02d}m"
+    days, hours = divmod(hours, 24)
+    return f"{days}d{hours:02d}h"
+
+
+def format_age(watched: WatchedTask, now: float) -> str:
+    """How long ago the task was created (by the server's `createdAt` when known)."""
+    created = watched.task.created_at if watched.task else None
+    start = created.timestamp() if created is not None else watched.first_seen
+    return format_duration(now - start)
+
+
+def format_since(at: float, now: float) -> str:
+    """How long ago a wall-clock moment was, e.g. `12s`."""
+    return format_duration(now - at)
+
+
+def format_ttl_left(watched: WatchedTask, now: float) -> str:
+    """Time until the server may purge the task: `∞` without a TTL, `elapsed` once past it."""
+    if watched.task is None:
+        return "—"
+    expires_at = watched.task.expires_at
+    if expires_at is None:
+        return "∞"
+    left = expires_at.timestamp() - now
+    return format_duration(left) if left > 0 else "elapsed"
+
+
+PACING_WORDS: dict[str, str] = {
+    "server": "server",
+    "user": "you",
+    "backoff": "backoff",
+    "retry-after": "retry-after",
+    "floor": "floor",
+    "notification": "hint",
+}
+"""How the "next poll" column names the pacing term that set the delay."""
+
+
+def format_next_poll(watched: WatchedTask, now: float) -> str:
+    """`in 2.5s · server` until the next poll, `due · backoff` when late, `—` when not polling."""
+    if watched.next_poll is None or watched.next_poll_at is None or watched.settled:
+        return "—"
+    term = PACING_WORDS.get(watched.next_poll.term, watched.next_poll.term)
+    left = watched.next_poll_at - now
+    if left <= 0:
+        return f"due · {term}"
+    return f"{format_duration(left)} · {term}"
+
+
+def format_progress(progress: Progress | None) -> str:
+    """`45%` with a total, `12` without one, empty when the server sent no progress."""
+    if progress is None:
+        return ""
+    if progress.total:
+        return f"{min(progress.progress / progress.total, 1.0):.0%}"
+    return f"{progress.progress:g}"
+
+
+def format_size(size: int) -> str:
+    """A byte count as `512 B`, `12.3 kB`, `4.0 MB`."""
+    if size < 1000:
+        return f"{size} B"
+    value = float(size)
+    for unit in ("kB", "MB", "GB"):
+        value /= 1000
+        if value < 1000:
+            return f"{value:.1f} {unit}"
+    return f"{value:.1f} TB"
+
+
+def format_clock(at: float) -> str:
+    """A wall-clock moment as local `HH:MM:SS.mmm`."""
+    whole = int(at)
+    return time.strftime("%H:%M:%S", time.localtime(whole)) + f".{int((at - whole) * 1000):03d}"
+
+
+def short_id(task_id: str, width: int = 10) -> str:
+    """The start of a task id, cut with an ellipsis to fit `width` (callers still sanitize it)."""
+    return task_id if len(task_id) <= width else task_id[: width - 1] + "…"
+
+
+def row_marks(watched: WatchedTask) -> list[tuple[str, str]]:
+    """The row's badges as (text, severity) pairs, most urgent first.
+
+    Severities are `error`, `warning`, `accent` or `muted`; the table turns them into theme colours.
+    """
+    marks: list[tuple[str, str]] = []
+    if watched.violation is not None:
+        marks.append(("‼ violation", "error"))
+    if watched.last_error is not None:
+        marks.append(("⚠ poll failed", "error"))
+    if watched.pending_input_count:
+        marks.append((f"✉ {watched.pending_input_count} input", "warning"))
+    elif watched.input_waiting:
+        marks.append(("✉ input", "warning"))
+    if watched.cancel_requested:
+        marks.append(("⊘ cancel requested", "warning"))
+    if watched.task is not None and watched.task.is_tool_error:
+        marks.append(("✗ tool error", "error"))
+    if watched.synchronous:
+        marks.append(("↯ answered synchronously", "accent"))
+    server_done = (
+        watched.expired
+        or watched.forgotten
+        or (watched.task is not None and watched.task.is_terminal)
+    )
+    if watched.stopped is not None and not server_done:
+        marks.append(("□ not watched", "muted"))
+    return marks
+
+
+def theme_style(variables: Mapping[str, str], name: str, *, bold: bool = False) -> Style:
+    """A Rich style coloured by theme variable `name` (e.g. `text-error`), dim when it is unusable.
+
+    Rich renderables built in Python cannot use `$variables`, so widgets resolve them here from
+    `App.theme_variables` and rebuild their cells when the theme changes.
+    """
+    value = variables.get(name)
+    if value is None:
+        return Style(dim=True, bold=bold)
+    try:
+        color = Color.parse(value)
+    except ColorParseError:
+        return Style(dim=True, bold=bold)
+    return Style(color=color.rich_color, bold=bold)
+
+
+STATUS_COLOURS: dict[str, str] = {
+    "working": "text-primary",
+    "input_required": "text-warning",
+    "completed": "text-success",
+    "failed": "text-error",
+    "cancelled": "",
+    "expired": "text-error",
+    "forgotten": "text-warning",
+    "unknown": "",
+}
+"""Which theme variable colours each display status; empty means dim."""
+
+SEVERITY_COLOURS: dict[str, str] = {
+    "error": "text-error",
+    "warning": "text-warning",
+    "accent": "text-accent",
+    "success": "text-success",
+    "primary": "text-primary",
+    "muted": "",
+}
+"""Which theme variable colours each badge severity; empty means dim."""
