@@ -29,6 +29,8 @@ from mcp_types import (
     METHOD_NOT_FOUND,
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     CallToolRequestParams,
+    CallToolResult,
+    InputRequiredResult,
     ListToolsResult,
     PaginatedRequestParams,
     RequestParams,
@@ -147,7 +149,9 @@ class ExtensionDemoServer:
         ]
         return ListToolsResult(tools=tools)
 
-    async def _call_tool(self, ctx: Context, params: CallToolRequestParams) -> dict[str, Any]:
+    async def _call_tool(
+        self, ctx: Context, params: CallToolRequestParams
+    ) -> dict[str, Any] | CallToolResult | InputRequiredResult:
         tool = self._tools.get(params.name)
         if tool is None:
             raise MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {params.name}")
@@ -175,23 +179,23 @@ class ExtensionDemoServer:
         arguments: dict[str, Any],
         *,
         modern: bool,
-    ) -> dict[str, Any]:
+    ) -> CallToolResult | InputRequiredResult:
         responses = params.model_dump(by_alias=True, mode="json", exclude_none=True).get(
             "inputResponses"
         )
         context = DirectJobContext(self._options.speed, responses)
         try:
-            return await tool.job(context, arguments)
+            return CallToolResult.model_validate(await tool.job(context, arguments))
         except InputNeeded as needed:
             if not modern:
-                return text_result(
-                    f"{tool.name} asks questions; connect with protocol 2026-07-28 to answer them.",
-                    is_error=True,
+                message = (
+                    f"{tool.name} asks questions; connect with protocol 2026-07-28 to answer them."
                 )
+                return CallToolResult.model_validate(text_result(message, is_error=True))
             required = missing_capability(needed.requests, _client_capabilities(ctx))
             if required is not None:
                 raise _missing_capability(required, ", ".join(required)) from None
-            return {"resultType": "input_required", "inputRequests": needed.requests}
+            return InputRequiredResult.model_validate({"inputRequests": needed.requests})
         except ToolFailure as failure:
             raise MCPError(code=failure.code, message=failure.message) from None
         except Exception:
