@@ -58,7 +58,8 @@ def test_table(
         retry_after_s=retry_after,
         consecutive_errors=errors,
     )
-    assert (delay, term) == (pytest.approx(expected[0]), expected[1])
+    assert delay == pytest.approx(expected[0])
+    assert term == expected[1]
 
 
 def test_backoff_doubles_until_cap() -> None:
