@@ -214,18 +214,12 @@ class ExtensionDemoServer:
 
     async def _update(self, ctx: Context, params: TaskUpdateParams) -> dict[str, Any]:
         _require_tasks(ctx)
-        try:
-            self.store.answer(params.task_id, params.input_responses)
-        except TaskNotFound:
-            raise MCPError(code=INVALID_PARAMS, message="Task not found") from None
+        self._find(params.task_id).take_answers(params.input_responses)
         return {"resultType": "complete"}
 
     async def _cancel(self, ctx: Context, params: TaskIdParams) -> dict[str, Any]:
         _require_tasks(ctx)
-        try:
-            self.store.cancel(params.task_id)
-        except TaskNotFound:
-            raise MCPError(code=INVALID_PARAMS, message="Task not found") from None
+        self._find(params.task_id).request_cancel()
         return {"resultType": "complete"}
 
 

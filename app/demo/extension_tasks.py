@@ -73,6 +73,23 @@ class TaskRecord:
         """Record that something observable changed."""
         self.last_updated_at = datetime.now(UTC)
 
+    def take_answers(self, responses: dict[str, Any]) -> None:
+        """Take the responses to outstanding keys; ignore unknown or already answered ones."""
+        taken = [key for key in responses if key in self.pending]
+        for key in taken:
+            self.answers[key] = responses[key]
+            del self.pending[key]
+        if taken and not self.pending:
+            self.set_status("working", "Input received; resuming.")
+            self.all_answered.set()
+        elif taken:
+            self.touch()
+
+    def request_cancel(self) -> None:
+        """Ask the job to stop at its next pause; a task that already finished stays as it is."""
+        if not self.terminal:
+            self.scope.cancel()
+
     def wire(self) -> dict[str, Any]:
         """The plain `Task` fields (the body of `CreateTaskResult` without `resultType`)."""
         task: dict[str, Any] = {
@@ -167,25 +184,6 @@ class TaskStore:
         if record is None:
             raise TaskNotFound(task_id)
         return record
-
-    def answer(self, task_id: str, responses: dict[str, Any]) -> None:
-        """Take the responses to outstanding keys; ignore unknown or already answered ones."""
-        record = self.find(task_id)
-        taken = [key for key in responses if key in record.pending]
-        for key in taken:
-            record.answers[key] = responses[key]
-            del record.pending[key]
-        if taken and not record.pending:
-            record.set_status("working", "Input received; resuming.")
-            record.all_answered.set()
-        elif taken:
-            record.touch()
-
-    def cancel(self, task_id: str) -> None:
-        """Ask the task's job to stop; a task that already finished stays as it is."""
-        record = self.find(task_id)
-        if not record.terminal:
-            record.scope.cancel()
 
     def purge_expired(self) -> None:
         """Forget tasks whose TTL ran out, stopping their jobs."""
