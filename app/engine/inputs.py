@@ -25,9 +25,11 @@ Ident = tuple[str | None, str]
 class InputNotPending(LookupError):
     """The request is not waiting for an answer: already answered, withdrawn, or never seen."""
 
-    def __init__(self, request: InputRequest) -> None:
-        super().__init__(f"input request {request.key!r} is not pending")
-        self.request = request
+    def __init__(self, task_id: str | None, key: str) -> None:
+        owner = f" of task {task_id}" if task_id else ""
+        super().__init__(f"input request {key!r}{owner} is not pending")
+        self.task_id = task_id
+        self.key = key
 
 
 @dataclass
@@ -117,7 +119,7 @@ class InputBroker:
         ident = self._ident(request)
         entry = self._pending.pop(ident, None)
         if entry is None:
-            raise InputNotPending(request)
+            raise InputNotPending(request.task_id, request.key)
         entry.response = response
         if ident[0] is not None:
             self._answered.add(ident)
@@ -158,5 +160,5 @@ class InputBroker:
     def _entry(self, request: InputRequest) -> _Entry:
         entry = self._pending.get(self._ident(request))
         if entry is None:
-            raise InputNotPending(request)
+            raise InputNotPending(request.task_id, request.key)
         return entry

@@ -1,0 +1,168 @@
+"""What every wire adapter shares: listeners, the input broker, progress tokens, background calls.
+
+Each concrete adapter (legacy, extension, none) adds its verbs on top; this base never speaks a
+tasks method itself, only a plain synchronous `tools/call` (`call_tool`, which the CLI needs on
+every wire).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Coroutine
+from typing import Any
+
+from app.engine.adapter import (
+    InputListener,
+    ProgressListener,
+    StatusListener,
+    TasksCapabilities,
+    TaskUnknown,
+    VerbUnsupported,
+)
+from app.engine.connection import Connection, RpcError
+from app.engine.inputs import InputBroker
+from app.engine.models import InputRequest, Progress
+from app.engine.normalize import Variants
+
+log = logging.getLogger(__name__)
+
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+METHOD_NOT_FOUND = -32601
+
+
+def task_unknown(error: RpcError, task_id: str, verb: str) -> TaskUnknown | None:
+    """The TaskUnknown a JSON-RPC error stands for ("no such task": never existed, expired or
+    purged), or None when the error means something else.
+
+    `-32602` is the spec's code; some servers use `-32603` with "not found". A legacy cancel of a
+    terminal task is also `-32602` but names the terminal status. On `tasks/result` an error may be
+    the task's own outcome, so only a message about a missing or expired task counts there.
+    """
+    text = error.message.lower()
+    missing = "not found" in text or "expired" in text
+    if verb == "tasks/result":
+        unknown = error.code in (INVALID_PARAMS, INTERNAL_ERROR) and "task" in text and missing
+    elif error.code == INVALID_PARAMS:
+        unknown = not (verb == "tasks/cancel" and "terminal" in text)
+    else:
+        unknown = error.code == INTERNAL_ERROR and missing
+    return TaskUnknown(task_id, f"{verb}: {error.message} ({error.code})") if unknown else None
+
+
+class AdapterBase:
+    """Shared state of one adapter on one connection."""
+
+    capabilities: TasksCapabilities
+
+    def __init__(self, connection: Connection, capabilities: TasksCapabilities) -> None:
+        self.connection = connection
+        self.capabilities = capabilities
+        self.variants = Variants()
+        """Which tolerated wire variants this server has shown (for display)."""
+        self.broker = InputBroker()
+        self._progress_listeners: list[ProgressListener] = []
+        self._status_listeners: list[StatusListener] = []
+        self._issued_tokens: set[str] = set()
+        self._token_tasks: dict[str, str] = {}
+        self._task_tokens: dict[str, str] = {}
+        self._progress: dict[str, Progress] = {}
+        """The latest progress per token (it may arrive before the task's id is known)."""
+        self._background: set[asyncio.Task[Any]] = set()
+        connection.add_notification_handler(self._on_notification)
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Call a tool synchronously (no task requested) and return its raw result."""
+        params = {"name": name, "arguments": arguments}
+        return await self.connection.request("tools/call", params, declare_tasks=False)
+
+    def pending_inputs(self) -> list[InputRequest]:
+        """Every question still waiting for an answer, from every task (and task-less calls)."""
+        return self.broker.pending()
+
+    def on_input(self, listener: InputListener) -> None:
+        self.broker.add_listener(listener)
+
+    def on_progress(self, listener: ProgressListener) -> None:
+        self._progress_listeners.append(listener)
+
+    def on_status(self, listener: StatusListener) -> None:
+        self._status_listeners.append(listener)
+
+    async def close(self) -> None:
+        """Stop background calls (result streams, listen streams) this adapter started."""
+        tasks = list(self._background)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    def _unsupported(self, verb: str) -> VerbUnsupported:
+        return VerbUnsupported(verb, self.capabilities.wire)
+
+    def _progress_token(self) -> str:
+        token = f"taskscope-{uuid.uuid4().hex[:16]}"
+        self._issued_tokens.add(token)
+        return token
+
+    def _bind_token(self, token: str, task_id: str) -> None:
+        self._token_tasks[token] = task_id
+        self._task_tokens[task_id] = token
+
+    def _latest_progress(self, task_id: str) -> Progress | None:
+        token = self._task_tokens.get(task_id)
+        return None if token is None else self._progress.get(token)
+
+    def _spawn(self, coroutine: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
+        """Run a coroutine in the background, keeping a reference until it ends."""
+        task = asyncio.create_task(coroutine, name=name)
+        self._background.add(task)
+        task.add_done_callback(self._background_done)
+        return task
+
+    def _background_done(self, task: asyncio.Task[Any]) -> None:
+        self._background.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.debug("background %s ended with %r", task.get_name(), task.exception())
+
+    def _status_methods(self) -> frozenset[str]:
+        """The notification methods that carry a task's status on this wire."""
+        return frozenset()
+
+    def _on_notification(self, method: str, params: dict[str, Any]) -> None:
+        if method == "notifications/progress":
+            self._on_progress(params)
+        elif method in self._status_methods():
+            for listener in list(self._status_listeners):
+                try:
+                    listener(params)
+                except Exception:
+                    log.exception("status listener failed")
+
+    def _on_progress(self, params: dict[str, Any]) -> None:
+        token = str(params.get("progressToken"))
+        progress = params.get("progress")
+        if token not in self._issued_tokens or not isinstance(progress, int | float):
+            return
+        if isinstance(progress, bool):
+            return
+        total = params.get("total")
+        message = params.get("message")
+        self._progress[token] = Progress(
+            progress=progress,
+            total=total if _is_number(total) else None,
+            message=message if isinstance(message, str) else None,
+        )
+        task_id = self._token_tasks.get(token)
+        if task_id is None:
+            return
+        for listener in list(self._progress_listeners):
+            try:
+                listener(task_id, params)
+            except Exception:
+                log.exception("progress listener failed")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)

@@ -1,0 +1,234 @@
+"""The legacy tasks wire (experimental 2025-11-25): `params.task`, tasks/get|list|result|cancel.
+
+Questions arrive as real server-to-client requests (`elicitation/create`, `sampling/createMessage`,
+`roots/list`) on any stream; they wait in the input broker until answered. Servers often deliver
+them only on the stream of a pending `tasks/result`, so as soon as a task shows `input_required`
+the adapter opens exactly one background `tasks/result` call for it; its answer is the result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from app.engine.adapter import CreateOutcome, TasksCapabilities
+from app.engine.adapters.base import AdapterBase, task_unknown
+from app.engine.connection import Connection, RpcError, TransportError
+from app.engine.inputs import InputNotPending
+from app.engine.models import RELATED_TASK_META, InputRequest, ProtocolViolation, Task
+from app.engine.normalize import (
+    create_from_result,
+    input_request_from_server_request,
+    task_error_from,
+    task_from_answer,
+    tasks_from_list,
+)
+
+SERVER_REQUESTS = ("elicitation/create", "sampling/createMessage", "roots/list")
+MAX_LIST_PAGES = 1000
+
+
+class LegacyAdapter(AdapterBase):
+    """Drives 2025-11-25 tasks over one connection."""
+
+    def __init__(self, connection: Connection, capabilities: TasksCapabilities) -> None:
+        super().__init__(connection, capabilities)
+        self._results: dict[str, asyncio.Task[dict[str, Any]]] = {}
+        self._tools: dict[str, str] = {}
+        self._creates: list[list[str]] = []
+        """One list per `tools/call` in flight: keys of task-less questions that came meanwhile."""
+        for method in SERVER_REQUESTS:
+            connection.set_request_handler(method, self._on_server_request)
+
+    # -- verbs ----------------------------------------------------------------------------------
+
+    async def create(
+        self, tool: str, arguments: dict[str, Any], *, ttl_ms: int | None = None
+    ) -> CreateOutcome:
+        """`tools/call` with `params.task`; a plain CallToolResult answer is a synchronous one."""
+        if not self.capabilities.tool_calls:
+            raise self._unsupported("tools/call as a task")
+        token = self._progress_token()
+        params = {
+            "name": tool,
+            "arguments": arguments,
+            "task": {} if ttl_ms is None else {"ttl": ttl_ms},
+            "_meta": {"progressToken": token},
+        }
+        arrivals: list[str] = []
+        self._creates.append(arrivals)
+        try:
+            payload = await self._call_while_asked(params, arrivals)
+        finally:
+            self._creates.remove(arrivals)
+        parsed = create_from_result(payload, wire="legacy", tool_name=tool, variants=self.variants)
+        if parsed.task is None:
+            return CreateOutcome(task=None, sync_result=parsed.sync_result, raw=payload)
+        task_id = parsed.task.task_id
+        self._bind_token(token, task_id)
+        self._tools[task_id] = tool
+        for key in arrivals:
+            self.broker.attach(key, task_id)
+        if parsed.task.status == "input_required":
+            self._result_stream(task_id)
+        return CreateOutcome(task=self._decorate(parsed.task), sync_result=None, raw=payload)
+
+    async def get(self, task_id: str, *, reason: str = "poll") -> Task:
+        """`tasks/get`; an `input_required` task gets its `tasks/result` stream opened at once."""
+        payload = await self._task_request("tasks/get", task_id, reason)
+        task = task_from_answer(payload, wire="legacy", task_id=task_id, variants=self.variants)
+        if task.status == "input_required":
+            self._result_stream(task_id)
+        return self._decorate(task)
+
+    async def list_tasks(self) -> list[Task]:
+        """Every page of `tasks/list` (only when the server declared `tasks.list`)."""
+        if not self.capabilities.list:
+            raise self._unsupported("tasks/list")
+        tasks: list[Task] = []
+        cursors: set[str] = set()
+        cursor: str | None = None
+        for _page in range(MAX_LIST_PAGES):
+            params = None if cursor is None else {"cursor": cursor}
+            payload = await self.connection.request("tasks/list", params, reason="list")
+            page, cursor = tasks_from_list(payload, variants=self.variants)
+            tasks.extend(self._decorate(task) for task in page)
+            if cursor is None:
+                return tasks
+            if cursor in cursors:
+                raise ProtocolViolation(f"tasks/list handed out cursor {cursor!r} twice", payload)
+            cursors.add(cursor)
+        raise ProtocolViolation(f"tasks/list did not end within {MAX_LIST_PAGES} pages")
+
+    async def fetch_result(self, task_id: str) -> dict[str, Any]:
+        """The task's result via the (shared, blocking) `tasks/result`; a JSON-RPC error raises
+        RpcError (the task's outcome), an unknown id TaskUnknown."""
+        return await asyncio.shield(self._result_stream(task_id))
+
+    async def cancel(self, task_id: str) -> Task | None:
+        """`tasks/cancel` (only when declared); returns the task as the server cancelled it."""
+        if not self.capabilities.cancel:
+            raise self._unsupported("tasks/cancel")
+        payload = await self._task_request("tasks/cancel", task_id, "user")
+        task = task_from_answer(
+            payload, wire="legacy", task_id=task_id, method="tasks/cancel", variants=self.variants
+        )
+        return self._decorate(task)
+
+    async def answer(self, request: InputRequest, response: dict[str, Any]) -> None:
+        """Hand the answer to the waiting server request; the connection sends it back."""
+        self.broker.resolve(request, response)
+
+    async def answer_many(self, task_id: str, responses: dict[str, dict[str, Any]]) -> None:
+        """Answer several pending requests of one task (each is its own JSON-RPC response)."""
+        pending = {request.key: request for request in self.broker.pending(task_id)}
+        for key in responses:
+            if key not in pending:
+                raise InputNotPending(task_id, key)
+        for key, response in responses.items():
+            self.broker.resolve(pending[key], response)
+
+    async def start_listening(self, task_ids: list[str]) -> bool:
+        """The legacy wire has no listen stream; `notifications/tasks/status` come unasked."""
+        return False
+
+    # -- internals ------------------------------------------------------------------------------
+
+    def _status_methods(self) -> frozenset[str]:
+        return frozenset({"notifications/tasks/status"})
+
+    async def _task_request(self, method: str, task_id: str, reason: str) -> dict[str, Any]:
+        try:
+            return await self.connection.request(method, {"taskId": task_id}, reason=reason)
+        except RpcError as error:
+            unknown = task_unknown(error, task_id, method)
+            if unknown is not None:
+                raise unknown from error
+            raise
+
+    async def _call_while_asked(
+        self, params: dict[str, Any], arrivals: list[str]
+    ) -> dict[str, Any]:
+        """`tools/call`, waiting past the request timeout while the server's questions are open.
+
+        A server may ask on the `tools/call` stream before it answers; the user needs time.
+        """
+        call = asyncio.ensure_future(
+            self.connection.request("tools/call", params, reason="user", timeout=None)
+        )
+        window = self.connection.request_timeout
+        last_state: tuple[int, int] = (0, 0)
+        try:
+            while True:
+                done, _ = await asyncio.wait({call}, timeout=window)
+                if done:
+                    return call.result()
+                open_questions = sum(1 for key in arrivals if self._is_pending(key))
+                state = (len(arrivals), open_questions)
+                if open_questions == 0 and state == last_state:
+                    raise TransportError("timeout", f"tools/call got no answer within {window:g} s")
+                last_state = state
+        finally:
+            if not call.done():
+                call.cancel()
+
+    def _is_pending(self, key: str) -> bool:
+        return any(request.key == key for request in self.broker.pending())
+
+    def _result_stream(self, task_id: str) -> asyncio.Task[dict[str, Any]]:
+        """The one `tasks/result` call of a task; restarted only after a transport failure."""
+        call = self._results.get(task_id)
+        if call is None or (call.done() and _should_retry(call)):
+            call = self._spawn(self._fetch(task_id), name=f"tasks/result {task_id}")
+            self._results[task_id] = call
+        return call
+
+    async def _fetch(self, task_id: str) -> dict[str, Any]:
+        try:
+            return await self.connection.request(
+                "tasks/result", {"taskId": task_id}, reason="stream", timeout=None
+            )
+        except RpcError as error:
+            unknown = task_unknown(error, task_id, "tasks/result")
+            if unknown is not None:
+                raise unknown from error
+            raise
+
+    def _decorate(self, task: Task) -> Task:
+        """Add what this adapter knows beyond the payload: tool, progress, questions, outcome."""
+        update: dict[str, Any] = {
+            "tool_name": task.tool_name or self._tools.get(task.task_id),
+            "progress": self._latest_progress(task.task_id),
+            "input_requests": tuple(self.broker.pending(task.task_id)),
+        }
+        call = self._results.get(task.task_id)
+        if task.is_terminal and call is not None and call.done() and not call.cancelled():
+            error = call.exception()
+            if error is None:
+                update.update(result=call.result(), result_source="fetched")
+            elif isinstance(error, RpcError):
+                update["error"] = task_error_from(
+                    {"code": error.code, "message": error.message, "data": error.data}
+                )
+        return task.model_copy(update=update)
+
+    async def _on_server_request(
+        self, params: dict[str, Any], frame: dict[str, Any]
+    ) -> dict[str, Any]:
+        """A server question: held in the broker until answered, then returned (stamped)."""
+        request = input_request_from_server_request(str(frame.get("method")), params, frame["id"])
+        if request.task_id is None and len(self._creates) == 1:
+            self._creates[0].append(request.key)
+        self.broker.offer(request)
+        response = await self.broker.wait(request)
+        if request.task_id is None:
+            return response
+        meta = response.get("_meta")
+        stamped_meta = {**(meta if isinstance(meta, dict) else {})}
+        stamped_meta[RELATED_TASK_META] = {"taskId": request.task_id}
+        return {**response, "_meta": stamped_meta}
+
+
+def _should_retry(call: asyncio.Task[dict[str, Any]]) -> bool:
+    """A finished `tasks/result` is kept unless it died of a transport failure or was cancelled."""
+    return call.cancelled() or isinstance(call.exception(), TransportError)

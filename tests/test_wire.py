@@ -1,0 +1,76 @@
+"""The tasks wire chosen for a connection, per protocol reference §3.3 (a table of cases)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from app.engine.adapter import TasksCapabilities
+from app.engine.wire import resolve_capabilities
+
+EXT = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+FULL_LEGACY = {"tasks": {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}}
+NONE = TasksCapabilities(wire="none")
+EXTENSION = TasksCapabilities(
+    wire="extension", tool_calls=True, cancel=True, update=True, inline_result=True
+)
+
+
+@dataclass(frozen=True)
+class Info:
+    protocol_version: str
+    capabilities: dict[str, Any] = field(default_factory=dict)
+
+
+@pytest.mark.parametrize(
+    ("version", "capabilities", "expected"),
+    [
+        (
+            "2025-11-25",
+            FULL_LEGACY,
+            TasksCapabilities(wire="legacy", tool_calls=True, list=True, cancel=True),
+        ),
+        (
+            "2025-11-25",
+            {"tasks": {"requests": {"tools": {"call": {}}}}},
+            TasksCapabilities(wire="legacy", tool_calls=True),
+        ),
+        ("2025-11-25", {"tasks": {"list": {}}}, TasksCapabilities(wire="legacy", list=True)),
+        ("2025-11-25", {"tasks": {"cancel": {}}}, TasksCapabilities(wire="legacy", cancel=True)),
+        ("2025-11-25", {"tasks": {}}, NONE),
+        ("2025-11-25", {"tasks": {"requests": {"sampling": {"createMessage": {}}}}}, NONE),
+        ("2025-11-25", {"tasks": {"list": True}}, NONE),
+        ("2025-11-25", {"tasks": "yes"}, NONE),
+        ("2025-11-25", {}, NONE),
+        ("2025-11-25", EXT, NONE),  # the extension is not defined under 2025-11-25
+        ("2025-06-18", FULL_LEGACY, NONE),  # older legacy versions have no tasks
+        ("2025-03-26", FULL_LEGACY, NONE),
+        ("2026-07-28", EXT, EXTENSION),
+        ("2026-07-28", {"tools": {}, **EXT}, EXTENSION),
+        ("2027-01-01", EXT, EXTENSION),  # a later revision still carries the extension
+        ("2026-07-28", FULL_LEGACY, NONE),  # a legacy slot on a modern version is ignored
+        ("2026-07-28", {**FULL_LEGACY, **EXT}, EXTENSION),
+        ("2026-07-28", {"extensions": {"io.modelcontextprotocol/tasks": True}}, NONE),
+        ("2026-07-28", {"extensions": {"other/ext": {}}}, NONE),
+        ("2026-07-28", {}, NONE),
+        ("DRAFT-2026-v1", EXT, NONE),
+    ],
+)
+def test_wire_table(
+    version: str, capabilities: dict[str, Any], expected: TasksCapabilities
+) -> None:
+    assert resolve_capabilities(Info(version, capabilities)) == expected
+
+
+def test_as_json_names_every_verb() -> None:
+    caps = resolve_capabilities(Info("2025-11-25", FULL_LEGACY))
+    assert caps.as_json() == {
+        "wire": "legacy",
+        "toolCalls": True,
+        "list": True,
+        "cancel": True,
+        "update": False,
+        "inlineResult": False,
+    }
