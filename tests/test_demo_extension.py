@@ -391,12 +391,12 @@ def test_every_third_get_is_rate_limited_with_retry_after() -> None:
 
 
 def test_task_is_purged_after_its_ttl() -> None:
-    with start_http_demo("extension", *FAST, "--ttl-ms", "400") as (url, _process):
+    with start_http_demo("extension", *FAST, "--ttl-ms", "1000") as (url, _process):
         raw = ModernHttp(url)
         created = raw.call("validate_config")
-        assert created["ttlMs"] == 400
+        assert created["ttlMs"] == 1000
         assert raw.get(created["taskId"])["taskId"] == created["taskId"]
-        time.sleep(0.6)
+        time.sleep(1.3)
         _status, error = raw.error("tasks/get", {"taskId": created["taskId"]})
         assert error["code"] == -32602
 
