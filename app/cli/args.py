@@ -1,0 +1,194 @@
+"""The `taskscope` command line: verbs and flags named like the reference CLI (MCPJam `tasks`).
+
+Parsing never exits on bad input: every mistake becomes a `CliError` usage error (exit 2), printed
+the same way as every other error.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import NoReturn
+
+from app.cli.output import CliError, usage_error
+
+DEFAULT_DURATION_MS = 300_000
+DEFAULT_MAX_CONSECUTIVE_ERRORS = 5
+
+TARGET_FLAGS = "--url, --command, --config/--server or --demo"
+
+EPILOG = """\
+targets (one of):
+  --url URL [--transport streamable|sse] [--header 'K: V']... [--bearer TOKEN]
+  --command 'cmd args' [--env K=V]... [--cwd DIR]
+  --config FILE --server NAME
+  --demo legacy|extension      the built-in demo server over stdio
+
+exit codes: 0 ok / completed, 1 failed, cancelled, expired, unreachable or error,
+  2 usage, 6 input needed that this run could not answer, 7 timeout, 130 aborted.
+
+--trace-frames FILE writes every JSON-RPC frame in and out as one JSON object per line
+(secrets redacted), for debugging a server or counting polls.
+"""
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """An argparse parser whose errors are raised as usage errors instead of exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        raise usage_error(message, {"usage": self.format_usage().strip()})
+
+
+def add_target_flags(parser: argparse.ArgumentParser) -> None:
+    """The flags every command accepts: where the server is, how to speak to it, input helpers.
+
+    Defaults are suppressed so the flags may come before or after the verb; `option()` reads them.
+    """
+    group = parser.add_argument_group("target")
+    suppress = argparse.SUPPRESS
+    group.add_argument("--url", default=suppress, help="Streamable HTTP (or SSE) server URL")
+    group.add_argument("--transport", choices=["streamable", "sse"], default=suppress)
+    group.add_argument("--header", action="append", default=suppress, metavar="'K: V'")
+    group.add_argument("--bearer", default=suppress, help="bearer token (or TASKSCOPE_BEARER)")
+    group.add_argument("--command", default=suppress, help="stdio server command line")
+    group.add_argument("--env", action="append", default=suppress, metavar="K=V")
+    group.add_argument("--cwd", default=suppress, help="working directory of --command")
+    group.add_argument("--config", default=suppress, help="MCP client config file")
+    group.add_argument("--server", default=suppress, help="server name in --config")
+    group.add_argument("--demo", choices=["legacy", "extension"], default=suppress)
+    group.add_argument("--era", choices=["auto", "legacy", "modern"], default=suppress)
+    group.add_argument(
+        "--wire", choices=["legacy", "extension"], default=suppress, help="assert the tasks wire"
+    )
+    group.add_argument("--redact", action="append", default=suppress, metavar="HEADER")
+    group.add_argument(
+        "--root", action="append", default=suppress, metavar="PATH", help="answer roots/list"
+    )
+    group.add_argument("--answers", default=suppress, metavar="FILE", help="scripted answers")
+    group.add_argument(
+        "--trace-frames", default=suppress, metavar="FILE", help="write JSON-RPC frames as NDJSON"
+    )
+
+
+def add_input_flags(parser: argparse.ArgumentParser) -> None:
+    """Flags that decide how input requests are answered in this run."""
+    parser.add_argument("--interactive", action="store_true", help="prompt for input on a terminal")
+    parser.add_argument("--yes", action="store_true", help="never prompt: unanswered input exits 6")
+
+
+def add_watch_flags(parser: argparse.ArgumentParser) -> None:
+    """The bounds and pacing of a watch."""
+    parser.add_argument("--poll-interval-ms", type=positive_int, default=None)
+    parser.add_argument("--duration-ms", type=positive_int, default=DEFAULT_DURATION_MS)
+    parser.add_argument("--max-input-rounds", type=positive_int, default=None)
+    parser.add_argument(
+        "--max-consecutive-errors", type=positive_int, default=DEFAULT_MAX_CONSECUTIVE_ERRORS
+    )
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number above zero."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be above zero: {text!r}")
+    return value
+
+
+def build_parser() -> ArgumentParser:
+    """The full `taskscope` parser."""
+    parser = ArgumentParser(
+        prog="taskscope",
+        description="Inspect and drive MCP Tasks on both tasks wires (legacy and extension).",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_target_flags(parser)
+    groups = parser.add_subparsers(dest="group", metavar="{tasks,tools,demo,demo-server}")
+
+    def leaf(
+        sub: argparse._SubParsersAction[ArgumentParser], name: str, text: str
+    ) -> ArgumentParser:
+        command = sub.add_parser(
+            name,
+            help=text,
+            description=text,
+            epilog=EPILOG,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        add_target_flags(command)
+        return command
+
+    tasks = groups.add_parser("tasks", help="task verbs").add_subparsers(dest="verb", required=True)
+    leaf(tasks, "capabilities", "Print the tasks wire and the verbs the server declared.")
+    for verb, text in (
+        ("get", "Print one task (on the extension wire, with its inline result)."),
+        ("result", "Fetch a task's result (legacy wire; extension results are inline on get)."),
+        ("cancel", "Cancel a task (cooperative on the extension wire)."),
+    ):
+        leaf(tasks, verb, text).add_argument("--task-id", required=True)
+    leaf(tasks, "list", "List the server's tasks (legacy wire only).")
+    update = leaf(tasks, "update", "Answer a task's input requests (extension wire only).")
+    update.add_argument("--task-id", required=True)
+    update.add_argument(
+        "--input-responses",
+        required=True,
+        metavar="JSON|@FILE|-",
+        help='{"<key>": <ElicitResult | CreateMessageResult | ListRootsResult>}',
+    )
+    watch = leaf(tasks, "watch", "Poll a task until it ends; answer its input.")
+    watch.add_argument("--task-id", required=True)
+    add_watch_flags(watch)
+    add_input_flags(watch)
+
+    tools = groups.add_parser("tools", help="tool verbs").add_subparsers(dest="verb", required=True)
+    leaf(tools, "list", "List the server's tools.")
+    call = leaf(tools, "call", "Call a tool, plainly or as a task.")
+    call.add_argument("--tool-name", required=True)
+    call.add_argument("--tool-args", default=None, metavar="JSON|@FILE|-")
+    call.add_argument("--task", action="store_true", help="ask for a task")
+    call.add_argument("--task-ttl", type=positive_int, default=None, metavar="MS")
+    call.add_argument("--task-watch", action="store_true", help="watch the created task")
+    add_watch_flags(call)
+    add_input_flags(call)
+
+    groups.add_parser("demo", help="open the TUI on the built-in demo server")
+    groups.add_parser("demo-server", help="run a built-in demo server", add_help=False)
+    return parser
+
+
+def parse(argv: Sequence[str]) -> argparse.Namespace:
+    """Parse `argv` and check the combinations argparse cannot express."""
+    namespace = build_parser().parse_args(list(argv))
+    if getattr(namespace, "group", None) == "tools" and namespace.verb == "call":
+        if namespace.task_ttl is not None and not namespace.task:
+            raise usage_error("--task-ttl needs --task")
+        if namespace.task_watch and not namespace.task:
+            raise usage_error("--task-watch needs --task")
+        if namespace.task_ttl is not None and option(namespace, "wire") == "extension":
+            raise usage_error(
+                "--task-ttl is a legacy-wire flag: on the extension wire the server owns the TTL"
+            )
+    return namespace
+
+
+def option(namespace: argparse.Namespace, name: str) -> str | None:
+    """A suppressed-default string flag: its value, or None when it was not given."""
+    value = getattr(namespace, name, None)
+    return value if isinstance(value, str) else None
+
+
+def options(namespace: argparse.Namespace, name: str) -> list[str]:
+    """A suppressed-default repeatable flag: its values, or [] when it was not given."""
+    value = getattr(namespace, name, None)
+    return list(value) if isinstance(value, list) else []
+
+
+def no_target_error() -> CliError:
+    """The usage error for a command that was given nowhere to connect to."""
+    return usage_error(
+        f"no server to connect to: give one of {TARGET_FLAGS}",
+        {"hint": "try the built-in demo: taskscope tasks capabilities --demo legacy"},
+    )

@@ -1,0 +1,31 @@
+"""JSON flag values (`--tool-args`, `--input-responses`): inline, as `@path`, or `-` (stdin)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from app.cli.output import usage_error
+
+
+def read_json_object(text: str, flag: str, stdin: TextIO | None = None) -> dict[str, Any]:
+    """The JSON object `text` denotes (inline JSON, `@path` or `-`); a usage error otherwise."""
+    source = "inline"
+    if text == "-":
+        source = "stdin"
+        text = (stdin or sys.stdin).read()
+    elif text.startswith("@"):
+        source = text[1:]
+        try:
+            text = Path(source).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise usage_error(f"{flag}: cannot read {source}: {exc.strerror or exc}") from exc
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise usage_error(f"{flag} ({source}) is not valid JSON: {exc}") from exc
+    if not isinstance(value, dict):
+        raise usage_error(f"{flag} ({source}) must be a JSON object, not {type(value).__name__}")
+    return value

@@ -1,0 +1,120 @@
+"""What the headless commands print: exit codes, error codes, JSON envelopes and error reports.
+
+Results go to stdout (one JSON document per command), everything else (notes, transitions,
+errors) to stderr. Errors are `{"error": {"code", "message", "details"}}` JSON when stdout is not
+a terminal, readable text when it is. Server text never reaches a terminal with escapes in it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+EXIT_INPUT_NEEDED = 6
+EXIT_TIMEOUT = 7
+EXIT_ABORTED = 130
+
+USAGE = "USAGE"
+TASK_UNKNOWN_OR_EXPIRED = "TASK_UNKNOWN_OR_EXPIRED"
+TASKS_WIRE_MISMATCH = "TASKS_WIRE_MISMATCH"
+TASKS_UNSUPPORTED = "TASKS_UNSUPPORTED"
+CONNECTION_FAILED = "CONNECTION_FAILED"
+RPC_ERROR = "RPC_ERROR"
+PROTOCOL_VIOLATION = "PROTOCOL_VIOLATION"
+INPUT_REQUIRED = "INPUT_REQUIRED"
+INVALID_INPUT_RESPONSE = "INVALID_INPUT_RESPONSE"
+ABORTED = "ABORTED"
+
+
+@dataclass
+class CliError(Exception):
+    """A failure the command reports as an error document and turns into its exit code."""
+
+    code: str
+    message: str
+    details: Any = None
+    exit_code: int = EXIT_FAILURE
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}"
+
+
+def usage_error(message: str, details: Any = None) -> CliError:
+    """A usage error (bad flags or input files): exit 2."""
+    return CliError(USAGE, message, details, EXIT_USAGE)
+
+
+# C1 controls, bidi overrides and isolates, zero-width and other invisible format characters: JSON
+# allows them raw inside strings, but a terminal would act on them, so they are always escaped.
+_UNSAFE_IN_JSON = re.compile(
+    "[\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]"
+)
+
+
+def safe_json(value: Any, *, pretty: bool = False) -> str:
+    """`value` as JSON that is safe to print on a terminal (no raw control or bidi characters)."""
+    text = json.dumps(value, ensure_ascii=False, indent=2 if pretty else None, default=str)
+    return _UNSAFE_IN_JSON.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
+def error_document(error: CliError) -> dict[str, Any]:
+    """The `{"error": {...}}` document for `error`."""
+    return {"error": {"code": error.code, "message": error.message, "details": error.details}}
+
+
+@dataclass
+class Output:
+    """The command's two streams, and whether a person is reading stdout."""
+
+    stdout: TextIO = field(default_factory=lambda: sys.stdout)
+    stderr: TextIO = field(default_factory=lambda: sys.stderr)
+    stdout_is_terminal: bool | None = None
+
+    def __post_init__(self) -> None:
+        if self.stdout_is_terminal is None:
+            self.stdout_is_terminal = _isatty(self.stdout)
+
+    def result(self, document: Any) -> None:
+        """Print the command's one result document on stdout."""
+        self.stdout.write(safe_json(document, pretty=bool(self.stdout_is_terminal)) + "\n")
+        self.stdout.flush()
+
+    def note(self, text: str) -> None:
+        """Print one line of commentary on stderr (the caller has sanitized any server text)."""
+        self.stderr.write(text + "\n")
+        self.stderr.flush()
+
+    def error(self, error: CliError) -> None:
+        """Report `error` on stderr: JSON when stdout is piped, readable text on a terminal."""
+        if self.stdout_is_terminal:
+            self.stderr.write(readable_error(error))
+        else:
+            self.stderr.write(safe_json(error_document(error)) + "\n")
+        self.stderr.flush()
+
+
+def readable_error(error: CliError) -> str:
+    """`error` as a few lines of text for a person."""
+    from app.engine.sanitize import clean_text
+
+    lines = [f"error [{error.code}]: {clean_text(error.message)}"]
+    if isinstance(error.details, dict):
+        for key, value in error.details.items():
+            shown = value if isinstance(value, str) else safe_json(value)
+            lines.append(f"  {key}: {clean_text(shown)}")
+    elif error.details is not None:
+        lines.append(f"  {clean_text(safe_json(error.details))}")
+    return "\n".join(lines) + "\n"
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False

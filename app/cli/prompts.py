@@ -1,0 +1,246 @@
+"""Interactive answers on a terminal: an elicitation form field by field, URL consent, sampling.
+
+The prompts are plain blocking line I/O on the two streams given (the terminal's stdin and stderr,
+so stdout keeps only the result document). Every server string is shown sanitized. A URL is shown,
+never opened.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, TextIO
+from urllib.parse import urlsplit
+
+from app.engine.models import InputKind, InputRequest
+from app.engine.sanitize import clean_text
+from app.engine.schema_form import (
+    FieldError,
+    FieldSpec,
+    FormSpec,
+    UnsupportedSchema,
+    coerce_field,
+    parse_schema,
+    validate_answer,
+    validate_json_answer,
+)
+
+DECLINE_WORDS = {"d": "decline", "decline": "decline", "c": "cancel", "cancel": "cancel"}
+
+
+class PromptClosed(Exception):
+    """The terminal's input ended (EOF) before the question was answered."""
+
+
+@dataclass
+class Prompter:
+    """Asks one person, on one terminal, to answer input requests."""
+
+    stdin: TextIO
+    out: TextIO
+
+    def answer(self, request: InputRequest) -> dict[str, Any] | None:
+        """A response for `request`, or None when it is of a kind a person cannot answer here."""
+        self._say("")
+        origin = f" (task {clean_text(request.task_id)})" if request.task_id else ""
+        self._say(f"── input requested{origin}: {clean_text(request.method)}")
+        if request.kind is InputKind.FORM:
+            return self._form(request)
+        if request.kind is InputKind.URL:
+            return self._url_consent(request)
+        if request.kind is InputKind.SAMPLING:
+            return self._sampling(request)
+        return None
+
+    # -- elicitation forms ----------------------------------------------------------------------
+
+    def _form(self, request: InputRequest) -> dict[str, Any]:
+        self._say(clean_text(request.params.get("message", ""), allow_newlines=True))
+        action = self._action()
+        if action != "accept":
+            return {"action": action}
+        schema = request.requested_schema or {"type": "object", "properties": {}}
+        try:
+            spec = parse_schema(schema)
+        except UnsupportedSchema as exc:
+            self._say(f"(this form cannot be shown field by field: {clean_text(exc)})")
+            return {"action": "accept", "content": self._json_content(schema)}
+        return {"action": "accept", "content": self._fields(spec)}
+
+    def _action(self) -> str:
+        while True:
+            text = self._ask("[a]ccept, [d]ecline or [c]ancel? [a]: ").strip().lower()
+            if text in ("", "a", "accept"):
+                return "accept"
+            if text in DECLINE_WORDS:
+                return DECLINE_WORDS[text]
+            self._say("  please type a, d or c")
+
+    def _fields(self, spec: FormSpec) -> dict[str, Any]:
+        content: dict[str, Any] = {}
+        todo = list(spec.fields)
+        while True:
+            for field in todo:
+                value = self._field(field)
+                if value is _OMIT:
+                    content.pop(field.name, None)
+                else:
+                    content[field.name] = value
+            problems = validate_answer(spec, content)
+            if not problems:
+                return content
+            for name, reason in problems.items():
+                self._say(f"  {clean_text(name)}: {clean_text(reason)}")
+            todo = [field for field in spec.fields if field.name in problems]
+
+    def _field(self, field: FieldSpec) -> Any:
+        self._say(self._field_header(field))
+        for number, choice in enumerate(field.choices, start=1):
+            self._say(f"   {number}) {clean_text(choice.title)} [{clean_text(choice.value)}]")
+        while True:
+            text = self._ask(self._field_prompt(field)).strip()
+            if not text and field.default is not None:
+                return list(field.default) if field.kind == "multi" else field.default
+            try:
+                value = coerce_field(field, self._typed(field, text) if text else None)
+            except FieldError as exc:
+                self._say(f"  {clean_text(exc.reason)}")
+                continue
+            return _OMIT if value is None else value
+
+    def _typed(self, field: FieldSpec, text: str) -> str | list[str]:
+        """What the user typed, with choice numbers turned into their values."""
+        if field.kind == "multi":
+            return [
+                self._choice_value(field, part.strip()) for part in text.split(",") if part.strip()
+            ]
+        if field.kind == "choice":
+            return self._choice_value(field, text)
+        return text
+
+    @staticmethod
+    def _choice_value(field: FieldSpec, text: str) -> str:
+        if text.isdigit() and 1 <= int(text) <= len(field.choices):
+            return str(field.choices[int(text) - 1].value)
+        return text
+
+    @staticmethod
+    def _field_header(field: FieldSpec) -> str:
+        marker = " (required)" if field.required else ""
+        header = f"• {clean_text(field.title or field.name)}{marker}"
+        if field.description:
+            header += f" — {clean_text(field.description)}"
+        return header
+
+    @staticmethod
+    def _field_prompt(field: FieldSpec) -> str:
+        hints = {
+            "boolean": "y/n",
+            "multi": "numbers or values, comma-separated",
+            "choice": "number or value",
+            "date": "YYYY-MM-DD",
+            "datetime": "ISO 8601 with time zone",
+        }
+        hint = hints.get(field.kind, field.kind)
+        default = ""
+        if field.default is not None:
+            shown = field.default if isinstance(field.default, str) else json.dumps(field.default)
+            default = f" [{clean_text(shown)}]"
+        return f"  {hint}{default}: "
+
+    def _json_content(self, schema: Any) -> dict[str, Any]:
+        self._say(clean_text(json.dumps(schema, indent=2), allow_newlines=True))
+        while True:
+            text = self._ask("  content as one line of JSON: ")
+            try:
+                content = json.loads(text)
+            except json.JSONDecodeError as exc:
+                self._say(f"  not JSON: {exc}")
+                continue
+            problems = (
+                validate_json_answer(schema, content)
+                if isinstance(content, dict)
+                else ["must be a JSON object"]
+            )
+            if not problems:
+                return dict(content)
+            for problem in problems:
+                self._say(f"  {clean_text(problem)}")
+
+    # -- URL consent and sampling ---------------------------------------------------------------
+
+    def _url_consent(self, request: InputRequest) -> dict[str, Any]:
+        self._say(clean_text(request.params.get("message", ""), allow_newlines=True))
+        url = request.url or ""
+        self._say(f"  URL:  {clean_text(url)}")
+        self._say(f"  host: {describe_host(url)}")
+        self._say("  (taskscope never opens it; open it yourself if you consent)")
+        text = self._ask("Consent to open this URL? [y/N]: ").strip().lower()
+        return {"action": "accept" if text in ("y", "yes") else "decline"}
+
+    def _sampling(self, request: InputRequest) -> dict[str, Any]:
+        params = request.params
+        if params.get("systemPrompt"):
+            self._say(f"  system prompt: {clean_text(params['systemPrompt'], allow_newlines=True)}")
+        for message in params.get("messages") or []:
+            if isinstance(message, dict):
+                self._say(f"  {clean_text(message.get('role'))}: {message_text(message)}")
+        self._say(f"  maxTokens: {clean_text(params.get('maxTokens'))}")
+        reply = ""
+        while not reply:
+            reply = self._ask("Assistant reply: ").strip()
+        model = self._ask("Model name [human]: ").strip() or "human"
+        return {
+            "role": "assistant",
+            "content": {"type": "text", "text": reply},
+            "model": model,
+            "stopReason": "endTurn",
+        }
+
+    # -- line I/O -------------------------------------------------------------------------------
+
+    def _say(self, text: str) -> None:
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def _ask(self, prompt: str) -> str:
+        self.out.write(prompt)
+        self.out.flush()
+        line = self.stdin.readline()
+        if not line:
+            raise PromptClosed("input ended")
+        return line.rstrip("\r\n")
+
+
+_OMIT = object()
+
+
+def message_text(message: dict[str, Any]) -> str:
+    """The text of a sampling message's content (non-text blocks shown by type), sanitized."""
+    content = message.get("content")
+    blocks = content if isinstance(content, list) else [content]
+    parts = []
+    for block in blocks:
+        if isinstance(block, dict) and block.get("type") == "text":
+            parts.append(clean_text(block.get("text", ""), allow_newlines=True))
+        elif isinstance(block, dict):
+            parts.append(f"<{clean_text(block.get('type'))} content>")
+    return " ".join(parts)
+
+
+def describe_host(url: str) -> str:
+    """The URL's host, shown decoded and raw when it is (or contains) punycode."""
+    try:
+        host = urlsplit(url).hostname or ""
+    except ValueError:
+        return "(not a valid URL)"
+    if not host:
+        return "(none)"
+    try:
+        decoded = host.encode("ascii").decode("idna") if host.isascii() else host
+        raw = host if host.isascii() else host.encode("idna").decode("ascii")
+    except (UnicodeError, ValueError):
+        return clean_text(host)
+    if decoded == raw:
+        return clean_text(host)
+    return f"{clean_text(decoded)} (raw: {clean_text(raw)})"

@@ -1,0 +1,106 @@
+"""How tasks and watch events look in headless output: a task as JSON, an event as one stderr line.
+
+The JSON keeps server values as data (the envelope printer escapes anything a terminal would act
+on); the stderr lines are plain text with every server string sanitized.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from app.engine.events import TaskEvent
+from app.engine.models import InputRequest, Task
+from app.engine.sanitize import clean_text
+
+FRAME_EXCERPT = 400
+
+
+def task_json(task: Task) -> dict[str, Any]:
+    """A normalized task as JSON with the protocol's field names (absent values left out)."""
+    document: dict[str, Any] = {
+        "taskId": task.task_id,
+        "status": task.status,
+        "statusMessage": task.status_message,
+        "createdAt": task.created_at.isoformat() if task.created_at else None,
+        "lastUpdatedAt": task.last_updated_at.isoformat() if task.last_updated_at else None,
+        "ttlMs": task.ttl_ms,
+        "pollIntervalMs": task.poll_interval_ms,
+        "toolName": task.tool_name,
+        "result": task.result,
+        "resultSource": task.result_source,
+        "error": task.error.model_dump() if task.error else None,
+        "inputRequests": [input_json(request) for request in task.input_requests] or None,
+        "progress": task.progress.model_dump(exclude_none=True) if task.progress else None,
+    }
+    return {key: value for key, value in document.items() if value is not None}
+
+
+def input_json(request: InputRequest) -> dict[str, Any]:
+    """An input request as JSON: its key, kind, method, message and the server's params."""
+    document: dict[str, Any] = {
+        "key": request.key,
+        "kind": request.kind.value,
+        "method": request.method,
+        "message": request.message or None,
+        "taskId": request.task_id,
+        "params": request.params,
+    }
+    return {key: value for key, value in document.items() if value is not None}
+
+
+def event_line(event: TaskEvent) -> str | None:
+    """One line describing a watch event for stderr, or None for events not worth a line."""
+    who = f"task {clean_text(event.task_id)}" if event.task_id else "server"
+    task = event.task
+    kind = event.kind
+    if kind == "polled":
+        return None
+    if kind in ("created", "transition", "changed") and task is not None:
+        status: str = task.status
+        if kind == "transition" and event.previous_status:
+            status = f"{clean_text(event.previous_status)} → {task.status}"
+        line = f"{who}: {status}"
+        if kind == "created":
+            line = f"{who} watched: {status}"
+        if task.status_message:
+            line += f" — {clean_text(task.status_message, max_len=300)}"
+        if task.progress is not None:
+            total = f"/{task.progress.total:g}" if task.progress.total is not None else ""
+            line += f" [{task.progress.progress:g}{total}]"
+        return line + _next_poll(event)
+    if kind == "input_needed" and event.input_request is not None:
+        request = event.input_request
+        text = clean_text(request.message or request.params.get("message", ""), max_len=300)
+        return f"{who} needs input ({clean_text(request.method)}): {text}".rstrip(": ")
+    if kind == "input_answered":
+        return f"{who}: input answered"
+    if kind == "result" and task is not None:
+        if task.error is not None:
+            return f"{who}: error {task.error.code}: {clean_text(task.error.message, max_len=300)}"
+        return f"{who}: result received" + (" (isError)" if task.is_tool_error else "")
+    if kind == "error":
+        return f"{who}: request failed: {clean_text(event.detail, max_len=300)}" + _next_poll(event)
+    if kind == "violation":
+        return f"{who}: protocol violation: {clean_text(event.detail, max_len=300)}" + _frame(event)
+    if kind == "expired":
+        return f"{who}: unknown to the server or expired ({clean_text(event.detail, max_len=300)})"
+    if kind == "stopped":
+        return f"{who}: watch ended ({clean_text(event.detail)})"
+    return None
+
+
+def _next_poll(event: TaskEvent) -> str:
+    if event.next_poll is None:
+        return ""
+    return f" (next poll in {event.next_poll.delay:.1f}s, {event.next_poll.term})"
+
+
+def _frame(event: TaskEvent) -> str:
+    if event.frame is None:
+        return ""
+    try:
+        text = json.dumps(event.frame, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        text = repr(event.frame)
+    return f"; frame: {clean_text(text, max_len=FRAME_EXCERPT)}"

@@ -1,0 +1,95 @@
+"""Runs one parsed command: builds its responder, opens its session and calls the verb.
+
+Imported lazily by `app.cli.main`, so `taskscope --help` and usage errors never load the engine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+from app.cli import commands
+from app.cli.answers import AnswerBook, load_answers
+from app.cli.args import DEFAULT_DURATION_MS, option, options
+from app.cli.errors import cli_error
+from app.cli.output import Output
+from app.cli.prompts import Prompter
+from app.cli.responder import Responder, interactive_allowed, root_entries
+from app.cli.session import Session, open_session
+from app.cli.watch import WatchBounds
+
+
+async def run_command(namespace: argparse.Namespace, out: Output) -> int:
+    """Open the session and run the verb; errors become their error document and exit code."""
+    wire = "none"
+    task_id: str | None = getattr(namespace, "task_id", None)
+    try:
+        responder = build_responder(namespace)
+        async with open_session(namespace) as session:
+            wire = session.wire
+            return await dispatch(namespace, session, responder, out)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        error = cli_error(exc, wire=wire, task_id=task_id)
+        out.error(error)
+        return error.exit_code
+
+
+async def dispatch(
+    namespace: argparse.Namespace, session: Session, responder: Responder, out: Output
+) -> int:
+    """Call the function of the verb the command line names."""
+    group, verb = namespace.group, namespace.verb
+    if group == "tools" and verb == "list":
+        return await commands.tools_list(session, out)
+    if group == "tools":
+        return await commands.tools_call(
+            session, namespace, responder, out, watch_bounds(namespace)
+        )
+    if verb == "capabilities":
+        return await commands.capabilities(session, out)
+    if verb == "list":
+        return await commands.task_list(session, out)
+    if verb == "get":
+        return await commands.task_get(session, namespace.task_id, out)
+    if verb == "result":
+        return await commands.task_result(session, namespace.task_id, out)
+    if verb == "cancel":
+        return await commands.task_cancel(session, namespace.task_id, out)
+    if verb == "update":
+        return await commands.task_update(
+            session, namespace.task_id, namespace.input_responses, out
+        )
+    return await commands.task_watch(
+        session, namespace.task_id, responder, out, watch_bounds(namespace)
+    )
+
+
+def watch_bounds(namespace: argparse.Namespace) -> WatchBounds:
+    """The bounds and pacing of a watching command's flags."""
+    return WatchBounds(
+        user_min_ms=namespace.poll_interval_ms,
+        duration_s=(namespace.duration_ms or DEFAULT_DURATION_MS) / 1000,
+        max_input_rounds=namespace.max_input_rounds,
+        max_consecutive_errors=namespace.max_consecutive_errors,
+    )
+
+
+def build_responder(namespace: argparse.Namespace) -> Responder:
+    """How this run answers input: `--answers`, `--root`, and a prompter when interactive."""
+    answers_path = option(namespace, "answers")
+    book = load_answers(answers_path) if answers_path else AnswerBook()
+    prompter = None
+    wants_prompts = bool(getattr(namespace, "interactive", False))
+    if interactive_allowed(wants_prompts, bool(getattr(namespace, "yes", False)), _stdin_is_tty()):
+        prompter = Prompter(sys.stdin, sys.stderr)
+    return Responder(book, root_entries(options(namespace, "root")), prompter)
+
+
+def _stdin_is_tty() -> bool:
+    try:
+        return sys.stdin.isatty()
+    except (AttributeError, ValueError):
+        return False

@@ -1,0 +1,56 @@
+"""`--trace-frames FILE`: every JSON-RPC frame in and out written as one JSON object per line.
+
+The connection has already redacted secrets in the frames it reports. Lines are flushed as they are
+written, so a trace survives Ctrl-C or SIGTERM.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TextIO
+
+from app.cli.output import usage_error
+from app.engine.connection import Frame
+
+
+def frame_json(frame: Frame) -> dict[str, Any]:
+    """One frame as a JSON object."""
+    return {
+        "direction": frame.direction,
+        "at": frame.at,
+        "method": frame.method,
+        "id": frame.rpc_id,
+        "taskId": frame.task_id,
+        "reason": frame.reason,
+        "latencyMs": frame.latency_ms,
+        "httpStatus": frame.http_status,
+        "headers": frame.headers,
+        "message": frame.message,
+        "raw": frame.raw,
+        "error": frame.error,
+    }
+
+
+class FrameTrace:
+    """An open NDJSON trace file that frame listeners write to."""
+
+    def __init__(self, path: str) -> None:
+        try:
+            self._file: TextIO | None = open(path, "w", encoding="utf-8")  # noqa: SIM115
+        except OSError as exc:
+            raise usage_error(
+                f"--trace-frames: cannot write {path}: {exc.strerror or exc}"
+            ) from exc
+
+    def write(self, frame: Frame) -> None:
+        """Append one frame (a frame listener)."""
+        if self._file is None:
+            return
+        self._file.write(json.dumps(frame_json(frame), default=str) + "\n")
+        self._file.flush()
+
+    def close(self) -> None:
+        """Close the file; later frames are dropped."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None

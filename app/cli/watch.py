@@ -1,0 +1,221 @@
+"""`tasks watch` and `tools call --task --task-watch`: poll a task to its end, answering its input.
+
+Transitions go to stderr as they happen; stdout gets one envelope `{"outcome", "wire", "taskId",
+"task"}` however the watch ends. Exit codes: 0 completed (also with `isError`), 1 failed, cancelled,
+expired or unreachable, 6 input needed that this run could not answer, 7 timeout, 130 aborted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.cli.errors import LEGACY_SESSION_HINT
+from app.cli.output import (
+    EXIT_ABORTED,
+    EXIT_FAILURE,
+    EXIT_INPUT_NEEDED,
+    EXIT_OK,
+    EXIT_TIMEOUT,
+    Output,
+)
+from app.cli.render import event_line, input_json, task_json
+from app.cli.responder import InvalidAnswer, Responder
+from app.cli.session import Session
+from app.engine.events import TaskEvent
+from app.engine.models import InputRequest, Task
+from app.engine.poller import Poller
+from app.engine.sanitize import clean_text
+
+OUTCOME_EXIT: dict[str, int] = {
+    "completed": EXIT_OK,
+    "failed": EXIT_FAILURE,
+    "cancelled": EXIT_FAILURE,
+    "expired": EXIT_FAILURE,
+    "unreachable": EXIT_FAILURE,
+    "input-required": EXIT_INPUT_NEEDED,
+    "timeout": EXIT_TIMEOUT,
+    "aborted": EXIT_ABORTED,
+}
+
+
+@dataclass(frozen=True)
+class WatchBounds:
+    """How long and how patiently to watch (from the command line)."""
+
+    user_min_ms: int | None = None
+    duration_s: float | None = None
+    max_input_rounds: int | None = None
+    max_consecutive_errors: int = 5
+
+
+@dataclass
+class WatchReport:
+    """How a watch ended: the outcome, the last good task state and what was left unanswered."""
+
+    outcome: str
+    task_id: str
+    task: Task | None = None
+    detail: str | None = None
+    unanswered: list[InputRequest] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        return OUTCOME_EXIT[self.outcome]
+
+    def envelope(self, wire: str) -> dict[str, Any]:
+        """The one stdout document of a watch."""
+        document: dict[str, Any] = {
+            "outcome": self.outcome,
+            "wire": wire,
+            "taskId": self.task_id,
+            "task": task_json(self.task) if self.task is not None else None,
+        }
+        if self.detail:
+            document["detail"] = self.detail
+        if self.unanswered:
+            document["unansweredInput"] = [input_json(request) for request in self.unanswered]
+        if self.problems:
+            document["answerProblems"] = self.problems
+        return document
+
+
+def outcome_of_stop(detail: str | None) -> str:
+    """The outcome a poller "stopped" detail means."""
+    if detail in ("completed", "failed", "cancelled", "expired", "timeout"):
+        return detail
+    if detail == "input rounds":
+        return "input-required"
+    return "unreachable"
+
+
+class TaskWatch:
+    """Runs one watch on a session: a poller, an event consumer that prints and answers input."""
+
+    def __init__(
+        self, session: Session, responder: Responder, out: Output, bounds: WatchBounds
+    ) -> None:
+        self.session = session
+        self.responder = responder
+        self.out = out
+        self.events: asyncio.Queue[TaskEvent | None] = asyncio.Queue()
+        self.poller = Poller(
+            session.adapter,
+            self.events.put_nowait,
+            user_min_ms=bounds.user_min_ms,
+            duration_s=bounds.duration_s,
+            max_input_rounds=bounds.max_input_rounds,
+            max_consecutive_errors=bounds.max_consecutive_errors,
+        )
+        self.report: WatchReport | None = None
+        self.task_id = ""
+        self.last_task: Task | None = None
+        self._stop = asyncio.Event()
+
+    async def run(self, start: Callable[[Poller], Awaitable[str | None]]) -> WatchReport:
+        """Start the watch with `start` (which creates or adopts a task and returns its id, or None
+        when there is nothing to watch), then consume events until the task's watch ends."""
+        consumer = asyncio.create_task(self._consume())
+        try:
+            task_id = await self._until_stopped(start(self.poller))
+            if task_id is None or self.report is not None:
+                return self._final()
+            self.task_id = task_id
+            await self._until_stopped(self.poller.run_until_idle())
+            self.events.put_nowait(None)
+            await self._until_stopped(consumer)
+            return self._final()
+        except asyncio.CancelledError:
+            self.report = WatchReport("aborted", self.task_id, self.last_task, "interrupted")
+            return self._final()
+        finally:
+            consumer.cancel()
+
+    async def _until_stopped(self, awaitable: Awaitable[Any]) -> Any:
+        """Await `awaitable`, unless the consumer decided the watch is over first."""
+        work = asyncio.ensure_future(awaitable)
+        stopper = asyncio.create_task(self._stop.wait())
+        try:
+            await asyncio.wait({work, stopper}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopper.cancel()
+            if not work.done():
+                work.cancel()
+        return work.result() if work.done() and not work.cancelled() else None
+
+    def _final(self) -> WatchReport:
+        report = self.report or WatchReport("unreachable", self.task_id, self.last_task, "stopped")
+        if report.task is None:
+            report.task = self.last_task
+        if not report.task_id:
+            report.task_id = self.task_id or (report.task.task_id if report.task else "")
+        return report
+
+    def _finish(self, report: WatchReport) -> None:
+        if self.report is None:
+            self.report = report
+        self._stop.set()
+
+    # -- events ---------------------------------------------------------------------------------
+
+    async def _consume(self) -> None:
+        while (event := await self.events.get()) is not None:
+            if event.task is not None and (not self.task_id or event.task_id == self.task_id):
+                self.last_task = event.task
+            line = event_line(event)
+            if line is not None:
+                self.out.note(line)
+            if event.kind == "input_needed" and event.input_request is not None:
+                await self._answer(event.input_request)
+            elif event.kind == "error" and self.session.connection.state == "closed":
+                self._finish(
+                    WatchReport(
+                        "unreachable", self.task_id, self.last_task, clean_text(event.detail)
+                    )
+                )
+            elif event.kind == "stopped" and event.task_id == self.task_id:
+                self._stopped(event)
+
+    def _stopped(self, event: TaskEvent) -> None:
+        outcome = outcome_of_stop(event.detail)
+        detail = event.detail
+        if outcome == "expired" and self.session.wire == "legacy":
+            detail = f"{event.detail}: {LEGACY_SESSION_HINT}"
+        report = WatchReport(outcome, self.task_id, event.task or self.last_task, detail)
+        if outcome == "input-required" and self.last_task is not None:
+            report.unanswered = list(self.last_task.input_requests)
+        self._finish(report)
+
+    async def _answer(self, request: InputRequest) -> None:
+        try:
+            reply = await self.responder.reply(request)
+        except InvalidAnswer as exc:
+            self.out.note(f"scripted answer rejected: {clean_text('; '.join(exc.problems))}")
+            self._finish(
+                WatchReport(
+                    "input-required",
+                    self.task_id,
+                    self.last_task,
+                    "a scripted answer does not fit the request's schema; nothing was sent",
+                    [request],
+                    exc.problems,
+                )
+            )
+            return
+        if reply is None:
+            self.out.note("this run cannot answer that input (use --interactive or --answers)")
+            self._finish(
+                WatchReport(
+                    "input-required",
+                    self.task_id,
+                    self.last_task,
+                    "input needed that this run could not answer",
+                    [request],
+                )
+            )
+            return
+        self.out.note(f"answering {clean_text(request.method)} from {reply.source}")
+        await self.poller.answer(request, reply.response)
