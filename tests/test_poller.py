@@ -488,6 +488,25 @@ def test_legacy_status_other_than_cancelled_after_cancel_is_a_violation() -> Non
     assert rec.events[-1].detail == "cancelled"
 
 
+def test_a_poll_sent_before_the_legacy_cancel_may_still_show_working() -> None:
+    adapter = FakeAdapter("legacy")
+    adapter.latency["t"] = 2.0
+    adapter.script("t", make_task(wire="legacy"), make_task("cancelled", wire="legacy"))
+    adapter.fetch_answers["t"] = {"content": []}
+    rec = Recorder()
+
+    async def main() -> None:
+        poller = Poller(adapter, rec)
+        poller.watch(make_task(wire="legacy"))
+        await asyncio.gather(
+            poller.run_until_idle(), at(3.0, lambda: poller.mark_cancel_requested("t"))
+        )
+
+    virtual(main)
+    assert adapter.poll_times() == [2.0, 6.0]  # the first was on the wire when cancel was sent
+    assert rec.kinds() == ["created", "polled", "transition", "result", "stopped"]
+
+
 def test_extension_cancel_is_cooperative() -> None:
     adapter = FakeAdapter()
     adapter.script("t", make_task(), make_task("completed", result={}))
