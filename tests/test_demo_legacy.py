@@ -27,6 +27,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 
+from app.demo.legacy_tasks import InvalidCursor, TaskStore
 from tests.demo_servers import REPO_ROOT, start_http_demo, stdio_demo_command
 
 RELATED = "io.modelcontextprotocol/related-task"
@@ -513,3 +514,55 @@ async def test_every_nth_tasks_get_is_rate_limited() -> None:
             assert codes == [200, 200, 429, 200, 200, 429]
             listing = {"jsonrpc": "2.0", "id": 9, "method": "tasks/list", "params": {}}
             assert (await http.post(url, json=listing, headers=headers)).status_code == 200
+
+
+async def test_bad_input_gets_errors_and_the_server_keeps_serving(http_url: str) -> None:
+    async with legacy_probe(http_transport(http_url)) as probe:
+        bad_calls = [
+            {"name": "build_report", "task": "soon"},
+            {"name": "build_report", "arguments": [1, 2], "task": {}},
+            {"arguments": {}, "task": {}},
+            {"name": "build_report", "task": {"ttl": -5}},
+        ]
+        for params in bad_calls:
+            assert (await probe.error("tools/call", params)).code == -32602
+        assert (await probe.error("tasks/get", {})).code == -32602
+        assert (await probe.error("tasks/result", {"taskId": 42})).code == -32602
+        broken = await probe.create("migrate_database", {"tables": "many"})
+        failed = await probe.wait_status(broken["taskId"], "failed", "completed")
+        assert failed["status"] == "failed"
+        assert (await probe.error("tasks/result", {"taskId": broken["taskId"]})).code == -32603
+        assert (await probe.create("nightly_backup"))["status"] == "working"
+
+
+def test_terminal_records_never_change() -> None:
+    store = TaskStore()
+    record = store.new_record("stdio", ttl_ms=1_000, poll_interval_ms=50)
+    assert record.transition("input_required", "Waiting") is True
+    assert record.transition("input_required", "Waiting") is False
+    assert record.transition("cancelled", "Stopped") is True
+    assert record.transition("completed", "Done") is False
+    record.set_message("late news")
+    assert (record.status, record.status_message) == ("cancelled", "Stopped")
+    assert record.wire()["ttl"] == 1_000
+
+
+def test_store_pages_by_owner_and_purges_expired_records() -> None:
+    store = TaskStore()
+    mine = [store.new_record("a", ttl_ms=60_000, poll_interval_ms=50) for _ in range(3)]
+    theirs = store.new_record("b", ttl_ms=60_000, poll_interval_ms=50)
+    for record in [*mine, theirs]:
+        store.add(record)
+    first, cursor = store.page("a", None, 2)
+    assert first == mine[:2] and cursor is not None
+    second, end = store.page("a", cursor, 2)
+    assert second == mine[2:] and end is None
+    assert store.get("a", theirs.task_id) is None
+    for bad in ("not-a-cursor", "YWZ0ZXI6eA==", "!!!"):
+        with pytest.raises(InvalidCursor):
+            store.page("a", bad, 2)
+    assert store.purge_expired(mine[0].created_at + 59) == []
+    purged = store.purge_expired(theirs.created_at + 61)
+    assert {r.task_id for r in purged} == {r.task_id for r in [*mine, theirs]}
+    assert all(r.expired for r in purged)
+    assert store.page("a", None, 2) == ([], None)
