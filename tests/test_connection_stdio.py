@@ -179,9 +179,7 @@ async def test_server_requests_are_answered(
     async with Connection(HOSTILE, era="legacy") as connection:
         frames = recorder(connection)
         if register:
-            connection.set_request_handler(
-                method, roots if method == "roots/list" else sampling
-            )
+            connection.set_request_handler(method, roots if method == "roots/list" else sampling)
         result = await connection.request("test/ask", {"method": method})
     answer = result["answer"]
     for key, value in expected.items():
