@@ -19,7 +19,6 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime
 from functools import lru_cache
 from typing import Any, Literal, TypeGuard
-from urllib.parse import urlsplit
 
 FieldKind = Literal[
     "text", "email", "uri", "date", "datetime", "number", "integer", "boolean", "choice", "multi"
@@ -565,15 +564,7 @@ def _is_uri(value: str) -> bool:
     scheme = _URI_SCHEME.match(value)
     if scheme is None or any(char.isspace() or ord(char) < 0x20 for char in value):
         return False
-    rest = value[scheme.end() :]
-    if not rest:
-        return False
-    if rest.startswith("//"):
-        try:
-            return bool(urlsplit(value).netloc)
-        except ValueError:
-            return False
-    return True
+    return bool(value[scheme.end() :].removeprefix("//"))
 
 
 def _is_date(value: str) -> bool:
@@ -734,7 +725,7 @@ class _JsonChecker:
         items = schema.get("items")
         if isinstance(items, Mapping | bool):
             for index, item in enumerate(value):
-                self.check(items, item, f"{path}[{index}]", depth + 1)
+                self.check(items, item, f"{path or 'answer'}[{index}]", depth + 1)
 
     def _check_object(
         self, schema: Mapping[str, Any], value: Mapping[Any, Any], path: str, depth: int
