@@ -826,6 +826,29 @@ def test_legacy_questions_from_the_stream_are_announced_once() -> None:
     assert needed[1].task is None
 
 
+def test_extension_questions_of_a_watched_task_follow_its_poll() -> None:
+    adapter = FakeAdapter()
+    asking = make_task("input_required", inputs=("k",))
+
+    async def get_and_tell(task_id: str, *, reason: str = "poll") -> Task:
+        for listener in adapter.input_listeners:  # the adapter's broker sees the key first
+            listener(asking.input_requests[0])
+        return asking
+
+    adapter.get = get_and_tell  # type: ignore[method-assign]
+    rec = Recorder()
+
+    async def main() -> None:
+        poller = Poller(adapter, rec, duration_s=5.0)
+        poller.watch(make_task())
+        await poller.run_until_idle()
+
+    virtual(main)
+    assert rec.kinds() == ["created", "transition", "input_needed", "polled", "stopped"]
+    assert rec.of("input_needed")[0].source == "poll"
+    assert rec.of("input_needed")[0].task == asking
+
+
 def test_max_input_rounds_stops_the_watch() -> None:
     adapter = FakeAdapter()
     adapter.script(

@@ -522,9 +522,15 @@ class Poller:
                 self._announce(watch, request, "stream")
 
     def _on_input(self, request: InputRequest) -> None:
+        """A question outside a poll: legacy server requests, or extension MRTR on a plain call.
+
+        A watched extension task's questions are announced from its polled `inputRequests`
+        instead, so they follow the transition that brought them.
+        """
         watch = self._watches.get(request.task_id) if request.task_id else None
         if watch is not None:
-            self._announce(watch, request, "stream")
+            if request.wire == "legacy":
+                self._announce(watch, request, "stream")
             return
         stray = (request.task_id, request.key)
         if stray not in self._stray_inputs:
