@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 REDACTED = "[redacted]"
+MIN_SECRET_LENGTH = 4
+"""Shorter values are hidden in their headers but not searched for in text (it would shred it)."""
 ALWAYS_REDACTED_HEADERS: frozenset[str] = frozenset(
     {"authorization", "proxy-authorization", "cookie", "set-cookie"}
 )
@@ -50,7 +52,7 @@ class Redactor:
         if headers:
             found.extend(secret_values(headers, lowered))
         # Longest first, so a token is never half-replaced by a shorter secret inside it.
-        unique = sorted(set(found), key=len, reverse=True)
+        unique = sorted({s for s in found if len(s) >= MIN_SECRET_LENGTH}, key=len, reverse=True)
         return cls(header_names=lowered, secrets=tuple(unique))
 
     def headers(self, headers: Mapping[str, str]) -> dict[str, str]:
