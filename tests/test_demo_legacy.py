@@ -112,7 +112,10 @@ async def legacy_probe(transport: Transport) -> AsyncIterator[LegacyProbe]:
                         if "id" in frame and "method" in frame:
                             meta = (frame.get("params") or {}).get("_meta")
                             questions.append((meta, frame["method"]))
-                    await relay_send.send(item)
+                    try:
+                        await relay_send.send(item)
+                    except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                        return  # the session closed; late frames have nobody to go to
 
         async def on_elicit(
             ctx: ClientRequestContext, params: types.ElicitRequestParams
