@@ -88,6 +88,7 @@ class FakeAdapter:
         self.listen_calls: list[list[str]] = []
         self.answers: list[tuple[str, dict[str, Any]]] = []
         self.answer_error: BaseException | None = None
+        self.pending: list[InputRequest] = []
         self.input_listeners: list[InputListener] = []
         self.progress_listeners: list[ProgressListener] = []
         self.status_listeners: list[StatusListener] = []
@@ -134,7 +135,7 @@ class FakeAdapter:
         return self.listen_answer
 
     def pending_inputs(self) -> list[InputRequest]:
-        return []
+        return list(self.pending)
 
     def on_input(self, listener: InputListener) -> None:
         self.input_listeners.append(listener)
@@ -847,6 +848,29 @@ def test_extension_questions_of_a_watched_task_follow_its_poll() -> None:
     assert rec.kinds() == ["created", "transition", "input_needed", "polled", "stopped"]
     assert rec.of("input_needed")[0].source == "poll"
     assert rec.of("input_needed")[0].task == asking
+
+
+def test_a_legacy_question_that_came_before_the_watch_is_announced_with_it() -> None:
+    adapter = FakeAdapter("legacy")
+    early = InputRequest(
+        key="3",
+        kind=InputKind.FORM,
+        method="elicitation/create",
+        params={"message": "region?"},
+        wire="legacy",
+        task_id="t",
+    )
+    adapter.pending = [early, early.model_copy(update={"task_id": "other"})]
+    rec = Recorder()
+
+    async def main() -> None:
+        poller = Poller(adapter, rec)
+        poller.watch(make_task("input_required", wire="legacy"))
+        adapter.input_listeners[0](early)  # the adapter repeats it: still announced once
+
+    virtual(main)
+    assert rec.kinds() == ["created", "input_needed"]
+    assert rec.events[1].input_request == early and rec.events[1].source == "stream"
 
 
 def test_max_input_rounds_stops_the_watch() -> None:

@@ -89,7 +89,7 @@ class Poller:
         self._stray_inputs: set[tuple[str | None, str]] = set()
         self._listen_job: asyncio.Task[None] | None = None
         self._listen_dirty = False
-        self._listen_refused = adapter.capabilities.wire != "extension"
+        self._listen_off = adapter.capabilities.wire != "extension"
 
         adapter.on_input(self._on_input)
         adapter.on_progress(self._on_progress)
@@ -518,7 +518,7 @@ class Poller:
 
     def _announce_pending_inputs(self, watch: _Watch) -> None:
         for request in self._adapter.pending_inputs():
-            if request.task_id == watch.task_id:
+            if request.task_id == watch.task_id and request.wire == "legacy":
                 self._announce(watch, request, "stream")
 
     def _on_input(self, request: InputRequest) -> None:
@@ -578,14 +578,14 @@ class Poller:
 
     def _request_listen(self) -> None:
         """Ask for one `subscriptions/listen` stream covering the watched tasks (extension only)."""
-        if self._listen_refused:
+        if self._listen_off:
             return
         self._listen_dirty = True
         if self._listen_job is None or self._listen_job.done():
             self._listen_job = asyncio.get_running_loop().create_task(self._listen())
 
     async def _listen(self) -> None:
-        while self._listen_dirty and not self._listen_refused:
+        while self._listen_dirty and not self._listen_off:
             self._listen_dirty = False
             task_ids = sorted(self._watches)
             if not task_ids:
@@ -596,7 +596,7 @@ class Poller:
                 log.warning("subscriptions/listen failed; polling only", exc_info=True)
                 accepted = False
             if not accepted:
-                self._listen_refused = True
+                self._listen_off = True
 
     # ----------------------------------------------------------------- emitting
 
