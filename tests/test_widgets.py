@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import html
+import io
 import re
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
+from rich.console import Console
 from textual.app import App, ComposeResult
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Static
 
 from app.engine.events import NextPoll
 from app.engine.models import Task, TaskStatus
-from app.tui.state import Violation, WatchedTask
+from app.tui.state import TimelineEntry, Violation, WatchedTask, json_diff
+from widgets.json_view import JsonView
+from widgets.task_detail import TaskDetail, TextPager, result_text
 from widgets.task_table import TaskTable
 
 NOW = 1_800_000_100.0
@@ -73,6 +78,13 @@ def screen_text(app: App[Any]) -> str:
     for control in ("\x1b", "\x9b", "\u202e", "\x07"):
         assert control not in svg and control not in text
     return text
+
+
+def static_text(app: App[Any], selector: str) -> str:
+    """The plain text a Static currently shows (its Rich renderable printed without styles)."""
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(app.query_one(selector, Static).content)
+    return console.export_text()
 
 
 def cell_text(table: DataTable[Any], row: str, column: str) -> str:
@@ -220,3 +232,146 @@ async def test_large_table_sync_is_cheap_when_nothing_changed() -> None:
         table.sync(rows, order, NOW)
         assert time.perf_counter() - started < 0.5
         assert table.row_count == 1000
+
+
+# --- detail pane -------------------------------------------------------------------------------
+
+
+class DetailHost(App[None]):
+    """Mounts one TaskDetail."""
+
+    def compose(self) -> ComposeResult:
+        yield TaskDetail(id="detail")
+
+
+def with_result(item: WatchedTask, result: dict[str, Any]) -> WatchedTask:
+    assert item.task is not None
+    task = item.task.model_copy(
+        update={"status": "completed", "result": result, "raw": {**item.task.raw, "result": result}}
+    )
+    return replace(item, task=task)
+
+
+async def test_detail_renders_only_the_visible_tab() -> None:
+    app = DetailHost()
+    async with app.run_test(size=(120, 40)) as pilot:
+        detail = app.query_one(TaskDetail)
+        detail.watched = with_result(watched("a"), {"content": [{"type": "text", "text": "hello"}]})
+        await pilot.pause()
+        overview = static_text(app, "#overview-body")
+        assert "deploy" in overview and "● completed" in overview
+        assert app.query_one(TextPager).text.plain == ""
+        detail.show_tab("result")
+        await pilot.pause()
+        assert "hello" in app.query_one(TextPager).text.plain
+
+
+async def test_result_blocks_show_type_and_size() -> None:
+    result = {
+        "content": [
+            {"type": "text", "text": "line one\nline two"},
+            {"type": "image", "mimeType": "image/png", "data": "A" * 4000},
+            {"type": "audio", "mimeType": "audio/wav", "data": "A" * 400},
+            {"type": "resource_link", "uri": "file:///x.txt", "name": "x"},
+            {"type": "resource", "resource": {"uri": "mem://r", "text": "embedded"}},
+        ],
+        "structuredContent": {"answer": 42},
+        "isError": True,
+    }
+    text = result_text(with_result(watched("a"), result).task).plain
+    assert "tool reported an error" in text
+    assert "line one\nline two" in text
+    assert "image · image/png · 3.0 kB" in text
+    assert "audio · audio/wav · 300 B" in text
+    assert "resource link · file:///x.txt · x" in text
+    assert "resource · mem://r\nembedded" in text
+    assert '"answer": 42' in text
+    assert "A" * 100 not in text
+
+
+async def test_megabyte_text_result_scrolls_to_its_end() -> None:
+    huge = "x" * 1_000_000 + "END"
+    app = DetailHost()
+    async with app.run_test(size=(120, 40)) as pilot:
+        detail = app.query_one(TaskDetail)
+        detail.watched = with_result(watched("a"), {"content": [{"type": "text", "text": huge}]})
+        detail.show_tab("result")
+        await pilot.pause()
+        pager = app.query_one(TextPager)
+        assert pager.text.plain.endswith("END")
+        pager.scroll_end(animate=False)
+        await pilot.pause()
+        assert pager.scroll_y > 5000
+        assert "xEND" in screen_text(app)
+        for tab in ("json", "raw"):  # strings are cut there, so these stay quick
+            detail.show_tab(tab)
+            await pilot.pause()
+
+
+async def test_deeply_nested_result_shows_capped_levels() -> None:
+    deep: Any = "bottom"
+    for _ in range(3000):
+        deep = {"d": deep}
+    app = DetailHost()
+    async with app.run_test(size=(120, 40)) as pilot:
+        detail = app.query_one(TaskDetail)
+        detail.watched = with_result(watched("a"), {"content": [], "structuredContent": deep})
+        for tab in ("result", "raw", "json"):
+            detail.show_tab(tab)
+            await pilot.pause()
+        assert "…" in app.query_one(TextPager).text.plain
+        tree = app.query_one(JsonView)
+        node = tree.root
+        for _ in range(40):  # unfold down the chain until the depth cap shows a "…" leaf
+            if not node.children:
+                break
+            node = node.children[-1]
+            node.expand()
+            await pilot.pause()
+        assert "deeper levels not shown" in str(node.label)
+
+
+async def test_violation_frame_is_in_the_raw_tab() -> None:
+    frame = {"jsonrpc": "2.0", "id": 7, "result": {"taskId": "a", "status": "bogus"}}
+    item = watched("a", violation=Violation("unknown status 'bogus'", frame, NOW))
+    app = DetailHost()
+    async with app.run_test(size=(160, 40)) as pilot:
+        detail = app.query_one(TaskDetail)
+        detail.watched = item
+        await pilot.pause()
+        assert "offending frame" in static_text(app, "#overview-body")
+        detail.show_tab("raw")
+        await pilot.pause()
+        shown = static_text(app, "#raw-frame-body")
+        assert "Offending frame" in shown and '"bogus"' in shown
+
+
+async def test_timeline_shows_causes_and_diffs() -> None:
+    diff = json_diff({"status": "working"}, {"status": "completed"})
+    entries = (
+        TimelineEntry(NOW - 10, "created", "create", "working"),
+        TimelineEntry(NOW, "transition", "notification", "completed", None, diff),
+    )
+    app = DetailHost()
+    async with app.run_test(size=(160, 40)) as pilot:
+        detail = app.query_one(TaskDetail)
+        detail.watched = watched("a", timeline=entries)
+        detail.show_tab("timeline")
+        await pilot.pause()
+        shown = static_text(app, "#timeline-body")
+        assert "notification" in shown
+        assert '~ status: "working" → "completed"' in shown
+
+
+async def test_hostile_strings_render_literally_in_the_detail() -> None:
+    entry = TimelineEntry(NOW, "error", "poll", "working", HOSTILE)
+    item = watched("a", message=HOSTILE, last_error=HOSTILE, timeline=(entry,))
+    item = with_result(item, {"content": [{"type": "text", "text": HOSTILE}], "x": HOSTILE})
+    app = DetailHost()
+    async with app.run_test(size=(200, 50)) as pilot:
+        detail = app.query_one(TaskDetail)
+        detail.watched = item
+        for tab in ("overview", "result", "json", "raw", "timeline"):
+            detail.show_tab(tab)
+            await pilot.pause()
+            assert "[bold red]not markup[/]" in screen_text(app)
