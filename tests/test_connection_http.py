@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -199,3 +200,30 @@ async def test_nothing_listening_is_a_closed_transport_error() -> None:
         await connection.open()
     assert caught.value.kind == "closed"
     assert connection.state == "closed"
+
+
+async def test_legacy_server_requests_on_the_standalone_get_stream_are_answered() -> None:
+    asked: list[str] = []
+
+    async def elicit(params: dict[str, Any], frame: dict[str, Any]) -> dict[str, Any]:
+        asked.append(params["message"])
+        return {"action": "accept", "content": {"approve": True, "window": "now"}}
+
+    demo = ("--elicit-channel", "standalone", "--speed", "20", "--poll-interval-ms", "100")
+    with start_http_demo("legacy", *demo) as (url, _):
+        connection = Connection(HttpTarget(url=url))
+        connection.set_request_handler("elicitation/create", elicit)
+        async with connection:
+            created = await connection.request(
+                "tools/call", {"name": "deploy_release", "arguments": {}, "task": {}}
+            )
+            task_id = created["task"]["taskId"]
+            status = created["task"]["status"]
+            for _ in range(100):
+                if status in ("completed", "failed", "cancelled"):
+                    break
+                await asyncio.sleep(0.1)  # the server's pollInterval
+                task = await connection.request("tasks/get", {"taskId": task_id}, reason="poll")
+                status = task["status"]
+    assert status == "completed"
+    assert len(asked) == 2

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-from app.engine.targets import HttpTarget, StdioTarget, Target
+from app.engine.targets import StdioTarget, Target
 from app.engine.transports.base import Transport, TransportError
-from app.engine.transports.http import StreamableHttpTransport
-from app.engine.transports.sse import SseTransport
-from app.engine.transports.stdio import StdioTransport
 
 __all__ = ["Transport", "TransportError", "make_transport"]
 
 
 def make_transport(target: Target) -> Transport:
-    """The transport that reaches `target`."""
+    """The transport that reaches `target` (HTTP modules load only when needed: httpx is slow)."""
     if isinstance(target, StdioTarget):
+        from app.engine.transports.stdio import StdioTransport
+
         return StdioTransport(target)
-    if isinstance(target, HttpTarget) and target.transport == "sse":
+    if target.transport == "sse":
+        from app.engine.transports.sse import SseTransport
+
         return SseTransport(target)
+    from app.engine.transports.http import StreamableHttpTransport
+
     return StreamableHttpTransport(target)
