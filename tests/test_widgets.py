@@ -7,16 +7,20 @@ import io
 import re
 from dataclasses import replace
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from textual.app import App, ComposeResult
+from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
+from app.engine.connection import Frame
 from app.engine.events import NextPoll
 from app.engine.models import Task, TaskStatus
 from app.tui.state import TimelineEntry, Violation, WatchedTask, json_diff
 from widgets.json_view import JsonView
+from widgets.rpc_log import RpcLog
 from widgets.task_detail import TaskDetail, TextPager, result_text
 from widgets.task_table import TaskTable
 
@@ -375,3 +379,108 @@ async def test_hostile_strings_render_literally_in_the_detail() -> None:
             detail.show_tab(tab)
             await pilot.pause()
             assert "[bold red]not markup[/]" in screen_text(app)
+
+
+# --- RPC log -----------------------------------------------------------------------------------
+
+
+def frame(index: int, **extra: Any) -> Frame:
+    fields: dict[str, Any] = {
+        "direction": "out" if index % 2 == 0 else "in",
+        "message": {"jsonrpc": "2.0", "id": index, "method": "tasks/get"},
+        "raw": None,
+        "at": NOW + index,
+        "method": "tasks/get",
+        "rpc_id": index,
+        "task_id": f"task-{index}",
+        "reason": "poll",
+        "latency_ms": 12.4 if index % 2 else None,
+        "http_status": 200,
+        "headers": {},
+        "error": None,
+        **extra,
+    }
+    return Frame(**fields)
+
+
+class LogHost(App[None]):
+    """Mounts one RpcLog with a small cap."""
+
+    def compose(self) -> ComposeResult:
+        yield RpcLog(max_frames=50, id="log")
+
+
+async def test_rpc_log_is_capped_and_follows_the_newest_frame() -> None:
+    app = LogHost()
+    async with app.run_test(size=(160, 20)) as pilot:
+        log = app.query_one(RpcLog)
+        log.add_frames(frame(i) for i in range(30))
+        log.add_frames(frame(i) for i in range(30, 120))
+        await pilot.pause()
+        assert len(log.frames) == 50
+        assert log.frames[0].rpc_id == 70
+        assert log.is_vertical_scroll_end
+        shown = screen_text(app)
+        assert "task-119" in shown and "task-60" not in shown
+        assert "12ms" in log.line_text(49).plain and "←" in log.line_text(49).plain
+
+
+async def test_rpc_log_keeps_place_when_scrolled_up() -> None:
+    app = LogHost()
+    async with app.run_test(size=(160, 20)) as pilot:
+        log = app.query_one(RpcLog)
+        log.add_frames(frame(i) for i in range(50))
+        await pilot.pause()
+        log.scroll_to(y=10, animate=False)
+        await pilot.pause()
+        top = log.frames[int(log.scroll_y)].rpc_id
+        log.add_frames(frame(i) for i in range(50, 55))
+        await pilot.pause()
+        assert log.frames[int(log.scroll_y)].rpc_id == top
+
+
+async def test_rpc_log_shows_hostile_text_literally() -> None:
+    app = LogHost()
+    async with app.run_test(size=(200, 20)) as pilot:
+        log = app.query_one(RpcLog)
+        log.add_frames(
+            [
+                frame(1, method="[bold red]m\x1b[2J", task_id="\u202eid", error=HOSTILE),
+                frame(2, http_status=503, error="Service Unavailable"),
+            ]
+        )
+        await pilot.pause()
+        shown = screen_text(app)
+        assert "[bold red]m" in shown
+        assert "✗" in shown and "503" in shown
+
+
+# --- stylesheet --------------------------------------------------------------------------------
+
+
+class StyledHost(App[None]):
+    """All widgets under the shipped stylesheet, laid out the way the App will lay them out."""
+
+    CSS_PATH = Path(__file__).resolve().parent.parent / "styles" / "app.tcss"
+
+    def compose(self) -> ComposeResult:
+        yield Static("summary", id="summary")
+        with Vertical(id="main"):
+            yield TaskTable(id="tasks")
+            yield TaskDetail(id="detail")
+        yield RpcLog(id="rpc-log")
+
+
+async def test_stylesheet_lays_out_every_widget() -> None:
+    app = StyledHost()
+    async with app.run_test(size=(160, 40)) as pilot:
+        table = app.query_one(TaskTable)
+        table.sync({"a": watched("a")}, ["a"], NOW)
+        await pilot.pause()
+        rpc_log = app.query_one(RpcLog)
+        assert rpc_log.display is False
+        app.screen.add_class("-show-rpc", "-wide")
+        await pilot.pause()
+        assert rpc_log.display is True and rpc_log.size.height > 0
+        detail = app.query_one(TaskDetail)
+        assert detail.region.x > table.region.x  # side by side when wide
