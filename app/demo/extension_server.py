@@ -41,8 +41,8 @@ from pydantic import Field
 
 from app.demo.catalog import DemoTool, ToolFailure, text_result, tools_for
 from app.demo.extension_direct import DirectJobContext, InputNeeded, missing_capability
-from app.demo.extension_http import TasksHttpGuard
 from app.demo.extension_tasks import TaskNotFound, TaskRecord, TaskStore
+from app.demo.http_guard import TasksHttpGuard
 from app.demo.options import DemoOptions
 
 logger = logging.getLogger(__name__)
@@ -241,5 +241,6 @@ def run(options: DemoOptions) -> None:
         server.streamable_http_app(host=options.host),
         rate_limit_every=options.rate_limit_every,
         retry_after_s=options.retry_after_s,
+        check_mcp_name=True,
     )
     uvicorn.run(app, host=options.host, port=options.port, log_level="warning", access_log=False)

@@ -25,12 +25,11 @@ from mcp.server.lowlevel.server import NotificationOptions, Server
 from mcp.server.runner import serve_loop
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
-from starlette.types import ASGIApp
 
 from app.demo.catalog import DemoTool, ToolFailure, tools_for
+from app.demo.http_guard import TasksHttpGuard
 from app.demo.legacy_jobs import SyncJobContext, TaskJobContext, TaskRun, run_task_job
 from app.demo.legacy_link import ClientLink
-from app.demo.legacy_rate_limit import TasksGetRateLimit
 from app.demo.legacy_tasks import InvalidCursor, TaskStore, related_task_meta
 from app.demo.options import DemoOptions
 
@@ -320,7 +319,10 @@ def run(options: DemoOptions) -> None:
     if options.transport == "stdio":
         anyio.run(serve_stdio, server)
         return
-    app: ASGIApp = server.streamable_http_app(host=options.host)
-    if options.rate_limit_every > 0:
-        app = TasksGetRateLimit(app, options.rate_limit_every, options.retry_after_s)
+    app = TasksHttpGuard(
+        server.streamable_http_app(host=options.host),
+        rate_limit_every=options.rate_limit_every,
+        retry_after_s=options.retry_after_s,
+        check_mcp_name=False,
+    )
     uvicorn.run(app, host=options.host, port=options.port, log_level="warning")

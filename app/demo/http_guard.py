@@ -1,9 +1,9 @@
-"""ASGI guard in front of the extension demo server's Streamable HTTP app.
+"""ASGI guard in front of both demo servers' Streamable HTTP apps.
 
-The SDK checks `Mcp-Name` only for `tools/call`, `prompts/get` and `resources/read`, so this
-guard checks it against `params.taskId` on `tasks/*` (a different value is `-32020`, HTTP 400;
-no header is accepted). It also answers every Nth `tasks/get` with HTTP 429 and `Retry-After`,
-so clients can be tested against a rate-limiting server.
+It answers every Nth `tasks/get` with HTTP 429 and `Retry-After`, so clients can be tested against
+a rate-limiting server. On the extension wire it also checks `Mcp-Name` against `params.taskId` on
+`tasks/*` (the SDK checks it only for `tools/call`, `prompts/get` and `resources/read`): a
+different value is `-32020`, HTTP 400; no header is accepted.
 """
 
 from __future__ import annotations
@@ -21,10 +21,13 @@ RATE_LIMITED = -32000
 
 
 class TasksHttpGuard:
-    """Wraps an ASGI app; only POSTs whose `Mcp-Method` is `tasks/…` are inspected."""
+    """Wraps an ASGI app; only `tasks/…` POSTs are inspected, everything else passes through."""
 
-    def __init__(self, app: ASGIApp, *, rate_limit_every: int, retry_after_s: float) -> None:
+    def __init__(
+        self, app: ASGIApp, *, rate_limit_every: int, retry_after_s: float, check_mcp_name: bool
+    ) -> None:
         self._app = app
+        self._check_mcp_name = check_mcp_name
         self._rate_limit_every = max(0, rate_limit_every)
         self._retry_after = str(math.ceil(max(0.0, retry_after_s)))
         self._gets_seen = 0
@@ -37,13 +40,12 @@ class TasksHttpGuard:
             key.decode("latin-1").lower(): value.decode("latin-1")
             for key, value in scope.get("headers", [])
         }
-        method = headers.get("mcp-method", "")
-        if not method.startswith("tasks/"):
-            await self._app(scope, receive, send)
-            return
         body = await _read_body(receive)
-        request_id, task_id = _id_and_task_id(body)
-        name = decode_header_value(headers.get("mcp-name"))
+        method, request_id, task_id = _method_id_and_task_id(body)
+        if not method.startswith("tasks/"):
+            await self._app(scope, _replay(body, receive), send)
+            return
+        name = decode_header_value(headers.get("mcp-name")) if self._check_mcp_name else None
         if name is not None and task_id is not None and name != task_id:
             message = (
                 f"Header mismatch: Mcp-Name header value {name!r} "
@@ -89,17 +91,19 @@ def _replay(body: bytes, receive: Receive) -> Receive:
     return replay
 
 
-def _id_and_task_id(body: bytes) -> tuple[Any, str | None]:
+def _method_id_and_task_id(body: bytes) -> tuple[str, Any, str | None]:
     try:
         message = json.loads(body)
     except ValueError:
-        return None, None
+        return "", None, None
     if not isinstance(message, dict):
-        return None, None
+        return "", None, None
     params = message.get("params")
     task_id = params.get("taskId") if isinstance(params, dict) else None
     request_id = message.get("id")
+    method = message.get("method")
     return (
+        method if isinstance(method, str) else "",
         request_id if isinstance(request_id, str | int) else None,
         task_id if isinstance(task_id, str) else None,
     )
