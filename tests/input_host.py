@@ -1,0 +1,58 @@
+"""A tiny host App for the input-modal tests: pushes one modal, records what it dismissed with."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from textual.app import App, ComposeResult
+from textual.screen import Screen
+from textual.widgets import Static
+
+from app.engine.models import InputKind, InputRequest
+
+INPUT_SIZES = [(120, 36), (80, 24)]
+
+
+class FakeSubmit:
+    """An async `submit` that records every response and fails the first `failures` calls."""
+
+    def __init__(self, failures: int = 0) -> None:
+        self.sent: list[dict[str, Any]] = []
+        self.failures = failures
+
+    async def __call__(self, response: dict[str, Any]) -> None:
+        self.sent.append(response)
+        if self.failures:
+            self.failures -= 1
+            raise ConnectionError("connection lost")
+
+
+class InputHost(App[None]):
+    """Pushes the screen `make_screen` builds on mount; `results` gets what it dismissed with."""
+
+    def __init__(self, make_screen: Callable[[], Screen[Any]]) -> None:
+        super().__init__()
+        self.make_screen = make_screen
+        self.results: list[Any] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static("host app")
+
+    def on_mount(self) -> None:
+        self.push_screen(self.make_screen(), self.results.append)
+
+
+def form_request(
+    schema: dict[str, Any], message: str = "Describe the server to provision."
+) -> InputRequest:
+    """A form elicitation of task t-1, as an adapter would hand it over."""
+    return InputRequest(
+        key="spec",
+        kind=InputKind.FORM,
+        method="elicitation/create",
+        params={"mode": "form", "message": message, "requestedSchema": schema},
+        wire="extension",
+        task_id="t-1",
+        message=message,
+    )

@@ -1,0 +1,171 @@
+"""The input inbox: every pending input of all tasks and servers, oldest first; enter answers one.
+
+The App keeps the list (it knows when each request arrived and which server sent it) and hands it
+in as `InboxEntry`s, updating it with `set_entries` while the inbox is open. Enter on a row calls
+the App's `answer` coroutine (which opens the right modal); an answered row disappears, one put off
+with "Later" stays.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.coordinate import Coordinate
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Static
+
+from app.engine.models import InputRequest
+from app.engine.sanitize import clean_text, one_line
+from app.tui.formatting import format_since
+from widgets.input_modal import INPUTS_CSS, request_message
+
+
+@dataclass(frozen=True, slots=True)
+class InboxEntry:
+    """One pending input: the request, the server that sent it, and when it arrived (epoch s)."""
+
+    request: InputRequest
+    server: str
+    received_at: float
+
+    @property
+    def row_key(self) -> str:
+        """Unique across servers and tasks: the same key may recur on another task or server."""
+        return "\x1f".join((self.server, self.request.task_id or "", self.request.key))
+
+
+AnswerEntry = Callable[[InboxEntry], Awaitable[dict[str, Any] | None]]
+"""Answers one entry (opens its modal); returns the acknowledged response, or None if put off."""
+
+INBOX_COLUMNS: tuple[tuple[str, str, int], ...] = (
+    ("age", "Age", 7),
+    ("task", "Task", 16),
+    ("server", "Server", 14),
+    ("kind", "Kind", 9),
+    ("question", "Question", 60),
+)
+AGE_REFRESH_SECONDS = 1.0
+
+
+class InputInbox(ModalScreen[None]):
+    """Every pending input in one list; enter answers the highlighted one, escape closes."""
+
+    CSS_PATH = INPUTS_CSS
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close", id="inbox-close"),
+    ]
+
+    def __init__(
+        self,
+        entries: Sequence[InboxEntry],
+        answer: AnswerEntry,
+        *,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        super().__init__()
+        self._entries = list(entries)
+        self._answer = answer
+        self._clock = clock
+        self._answering = False
+
+    @property
+    def entries(self) -> list[InboxEntry]:
+        """The pending entries, oldest first."""
+        return sorted(self._entries, key=lambda entry: entry.received_at)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="inbox-body"):
+            yield Static("Pending input", id="inbox-title")
+            yield Static("", id="inbox-count")
+            table: DataTable[Text] = DataTable(id="inbox-table", cursor_type="row")
+            for key, label, width in INBOX_COLUMNS:
+                table.add_column(label, key=key, width=width)
+            yield table
+            yield Static("No input is waiting.", id="inbox-empty")
+            yield Static(Text("enter answer · esc close", style="dim"), id="input-keys")
+
+    def on_mount(self) -> None:
+        self._sync()
+        self.query_one("#inbox-table", DataTable).focus()
+        self.set_interval(AGE_REFRESH_SECONDS, self._refresh_ages)
+
+    def set_entries(self, entries: Sequence[InboxEntry]) -> None:
+        """Replace the list (new inputs arrived, others were answered elsewhere)."""
+        self._entries = list(entries)
+        if self.is_mounted:
+            self._sync()
+
+    def _sync(self) -> None:
+        table: DataTable[Text] = self.query_one("#inbox-table", DataTable)
+        entries = self.entries
+        current = table.cursor_row
+        selected = None
+        if table.row_count and 0 <= current < table.row_count:
+            selected = table.coordinate_to_cell_key(Coordinate(current, 0)).row_key.value
+        table.clear()
+        now = self._clock()
+        for entry in entries:
+            table.add_row(*self._cells(entry, now), key=entry.row_key)
+        keys = [entry.row_key for entry in entries]
+        if selected in keys:
+            table.move_cursor(row=keys.index(selected))
+        count = len(entries)
+        self.query_one("#inbox-count", Static).update(
+            Text(f"{count} waiting, oldest first" if count else "", style="dim")
+        )
+        table.display = count > 0
+        self.query_one("#inbox-empty", Static).display = count == 0
+
+    def _cells(self, entry: InboxEntry, now: float) -> list[Text]:
+        request = entry.request
+        return [
+            Text(format_since(entry.received_at, now)),
+            Text(one_line(request.task_id or "(no task)", 16)),
+            Text(one_line(entry.server or "—", 14)),
+            Text(request.kind.value),
+            Text(one_line(request_message(request) or request.method, 60)),
+        ]
+
+    def _refresh_ages(self) -> None:
+        table: DataTable[Text] = self.query_one("#inbox-table", DataTable)
+        now = self._clock()
+        for entry in self._entries:
+            if entry.row_key in table.rows:
+                table.update_cell(entry.row_key, "age", Text(format_since(entry.received_at, now)))
+
+    @on(DataTable.RowSelected, "#inbox-table")
+    def answer_selected(self, event: DataTable.RowSelected) -> None:
+        """Enter on a row: answer that input."""
+        chosen = [entry for entry in self._entries if entry.row_key == event.row_key.value]
+        if chosen and not self._answering:
+            self._answer_entry(chosen[0])
+
+    @work(exclusive=True, group="inbox-answer", exit_on_error=False)
+    async def _answer_entry(self, entry: InboxEntry) -> None:
+        self._answering = True
+        try:
+            response = await self._answer(entry)
+        except Exception as error:  # shown, never silently dropped; the entry stays listed
+            self.notify(
+                clean_text(error, max_len=300),
+                title="Could not answer",
+                severity="error",
+                markup=False,
+            )
+            return
+        finally:
+            self._answering = False
+        if response is not None:
+            self._entries = [other for other in self._entries if other.row_key != entry.row_key]
+            self._sync()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
