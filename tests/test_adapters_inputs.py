@@ -136,3 +136,13 @@ def test_unknown_requests_are_not_pending() -> None:
     assert broker.staged_answer(ask("x")) is None
     broker.withdraw(ask("x"))  # harmless
     broker.attach("nope", "t1")  # harmless
+
+
+async def test_an_answer_given_before_the_wait_is_not_lost() -> None:
+    broker = InputBroker()
+    request = ask("round", task_id=None)
+    broker.offer(request)
+    broker.resolve(request, {"action": "accept"})
+    assert await broker.wait(request) == {"action": "accept"}
+    with pytest.raises(InputNotPending):
+        await broker.wait(request)

@@ -48,6 +48,8 @@ class InputBroker:
         self._pending: dict[Ident, _Entry] = {}
         self._answered: set[Ident] = set()
         self._attached: dict[str, str] = {}
+        self._early: dict[Ident, dict[str, Any]] = {}
+        """Answers given before anyone waited (a listener may answer at once)."""
         self._listeners: list[InputListener] = []
 
     def add_listener(self, listener: InputListener) -> None:
@@ -123,11 +125,16 @@ class InputBroker:
         entry.response = response
         if ident[0] is not None:
             self._answered.add(ident)
-        if entry.waiter is not None and not entry.waiter.done():
+        if entry.waiter is None:
+            self._early[ident] = response
+        elif not entry.waiter.done():
             entry.waiter.set_result(response)
 
     async def wait(self, request: InputRequest) -> dict[str, Any]:
         """Wait until `resolve()` answers the request; cancelling the wait withdraws it."""
+        early = self._early.pop(self._ident(request), None)
+        if early is not None:
+            return early
         entry = self._entry(request)
         if entry.waiter is None:
             entry.waiter = asyncio.get_running_loop().create_future()

@@ -14,14 +14,13 @@ from typing import Any
 
 from app.engine.adapter import CreateOutcome, TasksCapabilities
 from app.engine.adapters.base import METHOD_NOT_FOUND, AdapterBase, task_unknown
+from app.engine.adapters.mrtr import call_with_rounds
 from app.engine.connection import Connection, RpcError
-from app.engine.models import InputRequest, ProtocolViolation, Task
-from app.engine.normalize import ParsedCreate, check_ack, create_from_result, task_from_answer
+from app.engine.models import InputRequest, Task
+from app.engine.normalize import ParsedCreate, check_ack, task_from_answer
 
 log = logging.getLogger(__name__)
 
-MAX_INPUT_ROUNDS = 16
-"""MRTR rounds one `tools/call` may take before the server is deemed to loop."""
 LISTEN_ACK_TIMEOUT = 5.0
 """Seconds to wait for `notifications/subscriptions/acknowledged` before giving up on listening."""
 
@@ -181,35 +180,15 @@ class ExtensionAdapter(AdapterBase):
     async def _call_rounds(
         self, tool: str, arguments: dict[str, Any], token: str, *, declare_tasks: bool
     ) -> tuple[dict[str, Any], ParsedCreate]:
-        """`tools/call`, answering MRTR `input_required` rounds until a final answer comes."""
-        base: dict[str, Any] = {
-            "name": tool,
-            "arguments": arguments,
-            "_meta": {"progressToken": token},
-        }
-        params = base
-        for _round in range(MAX_INPUT_ROUNDS):
-            payload = await self.connection.request(
-                "tools/call", params, reason="user", declare_tasks=declare_tasks
-            )
-            parsed = create_from_result(
-                payload, wire="extension", tool_name=tool, variants=self.variants
-            )
-            if parsed.kind != "input_required":
-                return payload, parsed
-            params = {**base, "inputResponses": await self._ask(parsed.input_requests)}
-            if parsed.request_state is not None:
-                params["requestState"] = parsed.request_state
-        raise ProtocolViolation(
-            f"tools/call {tool} asked for input more than {MAX_INPUT_ROUNDS} times"
+        return await call_with_rounds(
+            self.connection,
+            self.broker,
+            self.variants,
+            tool,
+            arguments,
+            progress_token=token,
+            declare_tasks=declare_tasks,
         )
-
-    async def _ask(self, requests: tuple[InputRequest, ...]) -> dict[str, dict[str, Any]]:
-        """Put one MRTR round's questions in the broker and wait for every answer."""
-        for request in requests:
-            self.broker.offer(request)
-        answers = await asyncio.gather(*(self.broker.wait(request) for request in requests))
-        return {request.key: answer for request, answer in zip(requests, answers, strict=True)}
 
     def _settle(self, task: Task) -> Task:
         """Reconcile the task's `inputRequests` snapshot with the broker; add the tool name."""

@@ -13,18 +13,17 @@ from typing import Any
 
 from app.engine.adapter import CreateOutcome, TasksCapabilities
 from app.engine.adapters.base import AdapterBase, task_unknown
+from app.engine.adapters.questions import Arrivals, ServerQuestions
 from app.engine.connection import Connection, RpcError, TransportError
 from app.engine.inputs import InputNotPending
-from app.engine.models import RELATED_TASK_META, InputRequest, ProtocolViolation, Task
+from app.engine.models import InputRequest, ProtocolViolation, Task
 from app.engine.normalize import (
     create_from_result,
-    input_request_from_server_request,
     task_error_from,
     task_from_answer,
     tasks_from_list,
 )
 
-SERVER_REQUESTS = ("elicitation/create", "sampling/createMessage", "roots/list")
 MAX_LIST_PAGES = 1000
 
 
@@ -35,10 +34,7 @@ class LegacyAdapter(AdapterBase):
         super().__init__(connection, capabilities)
         self._results: dict[str, asyncio.Task[dict[str, Any]]] = {}
         self._tools: dict[str, str] = {}
-        self._creates: list[list[str]] = []
-        """One list per `tools/call` in flight: keys of task-less questions that came meanwhile."""
-        for method in SERVER_REQUESTS:
-            connection.set_request_handler(method, self._on_server_request)
+        self._questions = ServerQuestions(connection, self.broker)
 
     # -- verbs ----------------------------------------------------------------------------------
 
@@ -55,23 +51,24 @@ class LegacyAdapter(AdapterBase):
             "task": {} if ttl_ms is None else {"ttl": ttl_ms},
             "_meta": {"progressToken": token},
         }
-        arrivals: list[str] = []
-        self._creates.append(arrivals)
-        try:
-            payload = await self._call_while_asked(params, arrivals)
-        finally:
-            self._creates.remove(arrivals)
+        arrivals: Arrivals = []
+        payload = await self._questions.call_tool(params, arrivals)
         parsed = create_from_result(payload, wire="legacy", tool_name=tool, variants=self.variants)
         if parsed.task is None:
             return CreateOutcome(task=None, sync_result=parsed.sync_result, raw=payload)
         task_id = parsed.task.task_id
         self._bind_token(token, task_id)
         self._tools[task_id] = tool
-        for key in arrivals:
-            self.broker.attach(key, task_id)
+        for key, alone in arrivals:
+            if alone:
+                self.broker.attach(key, task_id)
         if parsed.task.status == "input_required":
             self._result_stream(task_id)
         return CreateOutcome(task=self._decorate(parsed.task), sync_result=None, raw=payload)
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """A plain `tools/call` (no task); it may wait on the server's questions like `create`."""
+        return await self._questions.call_tool({"name": name, "arguments": arguments}, [])
 
     async def get(self, task_id: str, *, reason: str = "poll") -> Task:
         """`tasks/get`; an `input_required` task gets its `tasks/result` stream opened at once."""
@@ -146,35 +143,6 @@ class LegacyAdapter(AdapterBase):
                 raise unknown from error
             raise
 
-    async def _call_while_asked(
-        self, params: dict[str, Any], arrivals: list[str]
-    ) -> dict[str, Any]:
-        """`tools/call`, waiting past the request timeout while the server's questions are open.
-
-        A server may ask on the `tools/call` stream before it answers; the user needs time.
-        """
-        call = asyncio.ensure_future(
-            self.connection.request("tools/call", params, reason="user", timeout=None)
-        )
-        window = self.connection.request_timeout
-        last_state: tuple[int, int] = (0, 0)
-        try:
-            while True:
-                done, _ = await asyncio.wait({call}, timeout=window)
-                if done:
-                    return call.result()
-                open_questions = sum(1 for key in arrivals if self._is_pending(key))
-                state = (len(arrivals), open_questions)
-                if open_questions == 0 and state == last_state:
-                    raise TransportError("timeout", f"tools/call got no answer within {window:g} s")
-                last_state = state
-        finally:
-            if not call.done():
-                call.cancel()
-
-    def _is_pending(self, key: str) -> bool:
-        return any(request.key == key for request in self.broker.pending())
-
     def _result_stream(self, task_id: str) -> asyncio.Task[dict[str, Any]]:
         """The one `tasks/result` call of a task; restarted only after a transport failure."""
         call = self._results.get(task_id)
@@ -211,22 +179,6 @@ class LegacyAdapter(AdapterBase):
                     {"code": error.code, "message": error.message, "data": error.data}
                 )
         return task.model_copy(update=update)
-
-    async def _on_server_request(
-        self, params: dict[str, Any], frame: dict[str, Any]
-    ) -> dict[str, Any]:
-        """A server question: held in the broker until answered, then returned (stamped)."""
-        request = input_request_from_server_request(str(frame.get("method")), params, frame["id"])
-        if request.task_id is None and len(self._creates) == 1:
-            self._creates[0].append(request.key)
-        self.broker.offer(request)
-        response = await self.broker.wait(request)
-        if request.task_id is None:
-            return response
-        meta = response.get("_meta")
-        stamped_meta = {**(meta if isinstance(meta, dict) else {})}
-        stamped_meta[RELATED_TASK_META] = {"taskId": request.task_id}
-        return {**response, "_meta": stamped_meta}
 
 
 def _should_retry(call: asyncio.Task[dict[str, Any]]) -> bool:
