@@ -174,11 +174,11 @@ async def test_single_answers_url_sampling_and_roots() -> None:
             await poll_until(adapter, roots.task_id, lambda t: bool(t.input_requests))
         ).input_requests
         assert where.kind is InputKind.ROOTS
-        await adapter.answer(where, {"roots": [{"uri": "file:///work", "name": "work"}]})
+        await adapter.answer(where, {"roots": [{"uri": "file:///projects/demo", "name": "demo"}]})
         done = await poll_until(adapter, link.task_id, terminal)
         assert done.result is not None and done.result["content"][0]["text"] == "Account linked."
         done = await poll_until(adapter, roots.task_id, terminal)
-        assert done.result is not None and "file:///work" in done.result["content"][0]["text"]
+        assert done.result is not None and "file:///projects/demo" in done.result["content"][0]["text"]
         await adapter.close()
 
 
