@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -118,7 +119,7 @@ def answers_file(tmp_path: Path) -> Path:
     return path
 
 
-# -- no server needed ------------------------------------------------------------------------------
+# -- no server needed -----------------------------------------------------------------------------
 
 
 def test_no_target_is_a_usage_error_suggesting_the_demo() -> None:
@@ -183,7 +184,7 @@ def test_headless_start_up_imports_neither_mcp_nor_textual() -> None:
     assert out.stdout.split() == ["False", "False"]
 
 
-# -- capabilities, the wire matrix and undeclared verbs ------------------------------------------------
+# -- capabilities, the wire matrix and undeclared verbs -------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -289,7 +290,7 @@ def test_legacy_list_and_result_on_a_fresh_session(legacy_url: str) -> None:
     assert result.error["code"] == "TASK_UNKNOWN_OR_EXPIRED"
 
 
-# -- tools ----------------------------------------------------------------------------------------------
+# -- tools ----------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("wire", ["legacy", "extension"])
@@ -396,7 +397,7 @@ def test_synchronous_answer_to_a_task_request_prints_the_result(extension_url: s
     assert "synchronously" in run.stderr
 
 
-# -- extension tasks across connections: get, cancel, update, watch ---------------------------------
+# -- extension tasks across connections: get, cancel, update, watch -------------------------------
 
 
 def test_extension_get_cancel_and_watch_across_connections(extension_url: str) -> None:
@@ -566,7 +567,7 @@ def test_sigterm_aborts_with_the_envelope_printed() -> None:
     assert document["task"]["status"] == "working"
 
 
-# -- input: scripted answers, unanswered input ---------------------------------------------------------
+# -- input: scripted answers, unanswered input ----------------------------------------------------
 
 
 @pytest.mark.slow
@@ -697,7 +698,7 @@ def test_roots_are_answered_from_root_flags(tmp_path: Path, extension_url: str) 
     assert tmp_path.as_uri() in json.dumps(run.document["task"]["result"])
 
 
-# -- pacing ---------------------------------------------------------------------------------------------
+# -- pacing ---------------------------------------------------------------------------------------
 
 
 @pytest.mark.slow
@@ -723,7 +724,7 @@ def test_polls_never_come_sooner_than_the_server_asked(tmp_path: Path) -> None:
     polls = [f for f in records if f["direction"] == "out" and f["method"] == "tasks/get"]
     answers = {f["id"]: f["at"] for f in records if f["direction"] == "in" and f["id"] is not None}
     assert len(polls) >= 2
-    for previous, current in zip(polls, polls[1:], strict=False):
+    for previous, current in itertools.pairwise(polls):
         assert current["at"] - answers[previous["id"]] >= 1.5 - 0.01
 
 
@@ -766,7 +767,7 @@ def test_retry_after_on_429_is_honoured(tmp_path: Path) -> None:
         assert polls[n + 1]["at"] - polls[n]["at"] >= 1.5 - 0.01
 
 
-# -- bad input from a hostile server -----------------------------------------------------------------
+# -- bad input from a hostile server --------------------------------------------------------------
 
 HOSTILE_SERVER = textwrap.dedent(
     """
@@ -785,7 +786,8 @@ HOSTILE_SERVER = textwrap.dedent(
         if rpc_id is None:
             continue
         if method == "initialize":
-            result = {"protocolVersion": "2025-11-25", "serverInfo": {"name": "hostile", "version": "1"},
+            result = {"protocolVersion": "2025-11-25",
+                      "serverInfo": {"name": "hostile", "version": "1"},
                       "capabilities": {"tools": {}, "tasks": {"requests": {"tools": {"call": {}}}}}}
         elif method == "tools/call":
             result = {"task": task("working")}
@@ -794,8 +796,9 @@ HOSTILE_SERVER = textwrap.dedent(
         elif method == "tasks/get":
             polls += 1
             sys.stdout.write("this line is not JSON\\n")
+            hidden = ESC + "]52;c;SGVsbG8=\\x07" + ESC + "[31mred"
             script = {1: task("paused"), 2: {**task("working"), "taskId": 42},
-                      3: task("working", statusMessage=ESC + "]52;c;SGVsbG8=\\x07" + ESC + "[31mred")}
+                      3: task("working", statusMessage=hidden)}
             result = script.get(polls, task("completed"))
         elif method == "tasks/result":
             result = {"content": [{"type": "text", "text": ESC + "[2Jwiped"}], "isError": False}
