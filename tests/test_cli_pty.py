@@ -1,0 +1,153 @@
+"""Interactive answers through a real pseudo-terminal: `taskscope tools call … --task --task-watch
+--interactive` with stdin and stderr on a pty (stdout stays a pipe for the envelope)."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import select
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+
+from tests.demo_servers import REPO_ROOT
+
+pytestmark = pytest.mark.slow
+
+
+class Terminal:
+    """The controlling side of a pty: wait for text, type answers."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.seen = ""
+        self.position = 0
+
+    def expect(self, text: str, timeout: float = 30.0) -> None:
+        """Wait until `text` appears after the previous match."""
+        deadline = time.monotonic() + timeout
+        while (found := self.seen.find(text, self.position)) < 0:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise AssertionError(f"never saw {text!r}; terminal showed:\n{self.seen}")
+            ready, _, _ = select.select([self.fd], [], [], remaining)
+            if ready:
+                try:
+                    chunk = os.read(self.fd, 4096)
+                except OSError:  # the child closed the terminal
+                    chunk = b""
+                if not chunk:
+                    raise AssertionError(f"terminal closed before {text!r}:\n{self.seen}")
+                self.seen += chunk.decode(errors="replace")
+        self.position = found + len(text)
+
+    def type(self, line: str) -> None:
+        os.write(self.fd, line.encode() + b"\r")
+
+
+@contextmanager
+def interactive_cli(*args: str) -> Iterator[tuple[Terminal, subprocess.Popen[str]]]:
+    controller, terminal = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "TASKSCOPE_NON_INTERACTIVE")}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "app.cli.main", *args, "--interactive"],
+        stdin=terminal,
+        stderr=terminal,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=REPO_ROOT,
+        env=env,
+    )
+    os.close(terminal)
+    try:
+        yield Terminal(controller), process
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait(timeout=10)
+        os.close(controller)
+
+
+def demo(wire: str) -> tuple[str, str]:
+    return ("--command", f"{sys.executable} -m app.demo --wire {wire} --speed 20")
+
+
+def envelope(process: subprocess.Popen[str]) -> dict[str, object]:
+    stdout, _ = process.communicate(timeout=30)
+    assert process.returncode == 0, stdout
+    return dict(json.loads(stdout))
+
+
+def test_legacy_form_is_asked_field_by_field_with_defaults_choices_and_re_asking() -> None:
+    args = ("tools", "call", *demo("legacy"), "--tool-name", "provision_server", "--task")
+    with interactive_cli(*args, "--task-watch") as (term, process):
+        term.expect("Describe the server to provision.")
+        term.expect("[a]ccept, [d]ecline or [c]ancel? [a]: ")
+        term.type("")
+        term.expect("Host name (required) — DNS label for the new server")
+        term.expect("text [web-1]: ")
+        term.type("X!")  # breaks the pattern: asked again
+        term.expect("text [web-1]: ")
+        term.type("db-3")
+        term.expect("email: ")
+        term.type("")  # required, no default
+        term.expect("this field is required")
+        term.expect("email: ")
+        term.type("not-an-address")
+        term.expect("email: ")
+        term.type("ops@example.com")
+        for prompt in ("uri: ", "YYYY-MM-DD: ", "time zone: ", "number [100]: "):
+            term.expect(prompt)
+            term.type("")
+        term.expect("integer [2]: ")
+        term.type("4")
+        term.expect("y/n [true]: ")
+        term.type("")
+        term.expect("2) us-east [us-east]")
+        term.expect("number or value [eu-west]: ")
+        term.type("2")  # a choice by number
+        term.expect("number or value [m]: ")
+        term.type("l")  # a choice by value
+        term.expect("number or value: ")
+        term.type("")
+        term.expect('comma-separated [["22"]]: ')
+        term.type("1,3")
+        term.expect("comma-separated: ")
+        term.type("")
+        term.expect("watch ended (completed)")
+        document = envelope(process)
+    assert document["outcome"] == "completed"
+    assert "Provisioned db-3 in us-east." in json.dumps(document["task"])
+
+
+def test_extension_url_consent_shows_the_url_and_host_and_never_opens_it() -> None:
+    args = ("tools", "call", *demo("extension"), "--tool-name", "connect_account", "--task")
+    with interactive_cli(*args, "--task-watch") as (term, process):
+        term.expect("Link your cloud account to continue.")
+        term.expect("URL:  https://accounts.example.com/link?client=taskscope-demo")
+        term.expect("host: accounts.example.com")
+        term.expect("[y/N]: ")
+        term.type("y")
+        term.expect("watch ended (completed)")
+        document = envelope(process)
+    assert "Account linked." in json.dumps(document["task"])
+
+
+def test_sampling_shows_the_prompt_and_sends_the_typed_reply() -> None:
+    args = ("tools", "call", *demo("legacy"), "--tool-name", "summarize_text", "--task")
+    with interactive_cli(*args, "--task-watch") as (term, process):
+        term.expect("system prompt: You write one-sentence summaries.")
+        term.expect("user: Summarize:")
+        term.expect("maxTokens: 120")
+        term.expect("Assistant reply: ")
+        term.type("Servers run long jobs.")
+        term.expect("Model name [human]: ")
+        term.type("")
+        term.expect("watch ended (completed)")
+        document = envelope(process)
+    assert "Summary: Servers run long jobs." in json.dumps(document["task"])
