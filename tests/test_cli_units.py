@@ -1,0 +1,339 @@
+"""Unit tests of the CLI's pure parts: argument rules, targets, answers files, schema checks of
+answers, the responder's order, prompts on fake streams, output escaping and watch outcomes."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.cli.answers import load_answers, parse_answers, response_problems
+from app.cli.args import parse
+from app.cli.output import CliError, Output, readable_error, safe_json
+from app.cli.prompts import PromptClosed, Prompter, describe_host
+from app.cli.responder import InvalidAnswer, Responder, interactive_allowed, root_entries
+from app.cli.target import target_from_args
+from app.cli.watch import WatchReport, outcome_of_stop
+from app.engine.models import InputKind, InputRequest
+from app.engine.targets import HttpTarget, StdioTarget
+
+FORM_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "minLength": 2},
+        "size": {"type": "string", "enum": ["s", "m", "l"]},
+    },
+    "required": ["name"],
+}
+
+
+def form(message: str = "Your name?", key: str = "k1", schema: Any = FORM_SCHEMA) -> InputRequest:
+    params = {"mode": "form", "message": message, "requestedSchema": schema}
+    return InputRequest(
+        key=key,
+        kind=InputKind.FORM,
+        method="elicitation/create",
+        params=params,
+        wire="extension",
+        task_id="t",
+        message=message,
+    )
+
+
+def roots_request() -> InputRequest:
+    return InputRequest(
+        key="r", kind=InputKind.ROOTS, method="roots/list", params={}, wire="legacy"
+    )
+
+
+# -- arguments and targets ------------------------------------------------------------------------
+
+
+def test_target_flags_work_before_or_after_the_verb() -> None:
+    before = parse(["--demo", "extension", "tasks", "capabilities"])
+    after = parse(["tasks", "capabilities", "--demo", "extension"])
+    assert target_from_args(before) == target_from_args(after)
+
+
+def test_url_target_carries_headers_bearer_and_transport(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TASKSCOPE_BEARER", "from-env")
+    namespace = parse(
+        [
+            "tools",
+            "list",
+            "--url",
+            "http://127.0.0.1:1/mcp",
+            "--header",
+            "X-A: 1",
+            "--header",
+            "X-B: two",
+            "--transport",
+            "sse",
+        ]
+    )
+    target = target_from_args(namespace)
+    assert isinstance(target, HttpTarget)
+    assert target.headers == {"X-A": "1", "X-B": "two"}
+    assert (target.bearer, target.transport) == ("from-env", "sse")
+
+
+def test_command_target_with_env_and_cwd(tmp_path: Path) -> None:
+    namespace = parse(
+        ["tools", "list", "--command", "srv --flag 'a b'", "--env", "K=V=W", "--cwd", str(tmp_path)]
+    )
+    target = target_from_args(namespace)
+    assert isinstance(target, StdioTarget)
+    assert target.command == ["srv", "--flag", "a b"]
+    assert (target.env, target.cwd) == ({"K": "V=W"}, str(tmp_path))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["tools", "list"],
+        ["tools", "list", "--demo", "legacy", "--command", "x"],
+        ["tools", "list", "--config", "f.json"],
+        ["tools", "list", "--demo", "legacy", "--header", "A: b"],
+        ["tools", "list", "--url", "ftp://nope"],
+        ["tools", "list", "--url", "http://h/mcp", "--header", "no colon"],
+    ],
+)
+def test_bad_target_combinations_are_usage_errors(argv: list[str]) -> None:
+    with pytest.raises(CliError) as caught:
+        target_from_args(parse(argv))
+    assert caught.value.exit_code == 2
+
+
+def test_config_target(tmp_path: Path) -> None:
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"demo": {"command": "srv", "args": ["-v"]}}}))
+    target = target_from_args(parse(["tools", "list", "--config", str(config), "--server", "demo"]))
+    assert isinstance(target, StdioTarget) and target.command == ["srv", "-v"]
+
+
+# -- answers files --------------------------------------------------------------------------------
+
+
+def test_first_matching_rule_wins_and_all_match_keys_must_hold() -> None:
+    book = parse_answers(
+        [
+            {"match": {"message": "name", "key": "other"}, "response": {"action": "decline"}},
+            {
+                "match": {"message": "^Your", "method": "elicitation/create"},
+                "response": {"action": "accept", "content": {"name": "Ada"}},
+            },
+            {"match": {}, "response": {"action": "cancel"}},
+        ]
+    )
+    assert book.find(form()) == {"action": "accept", "content": {"name": "Ada"}}
+    assert book.find(form(message="Something else")) == {"action": "cancel"}
+    assert book.find(form(key="other")) == {"action": "decline"}
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        {"match": {}, "response": {}},
+        [{"match": {"title": "x"}, "response": {}}],
+        [{"match": {"message": "("}, "response": {}}],
+        [{"match": {"key": 3}, "response": {}}],
+        [{"match": {}, "response": "accept"}],
+        [{"match": {}, "response": {}, "extra": 1}],
+    ],
+)
+def test_malformed_answers_files_are_usage_errors(document: Any) -> None:
+    with pytest.raises(CliError) as caught:
+        parse_answers(document)
+    assert caught.value.exit_code == 2
+
+
+def test_answers_file_that_is_not_json(tmp_path: Path) -> None:
+    path = tmp_path / "a.json"
+    path.write_text("[{")
+    with pytest.raises(CliError, match="not valid JSON"):
+        load_answers(str(path))
+
+
+def test_form_answers_are_checked_against_the_schema() -> None:
+    request = form()
+    assert response_problems(request, {"action": "accept", "content": {"name": "Ada"}}) == []
+    assert response_problems(request, {"action": "decline"}) == []
+    problems = response_problems(request, {"action": "accept", "content": {"size": "xl"}})
+    assert {p.split(":")[0] for p in problems} == {"name", "size"}
+    assert response_problems(request, {"action": "maybe"})
+    assert response_problems(request, {"action": "accept", "content": []})
+
+
+def test_unsupported_schemas_fall_back_to_the_json_check() -> None:
+    nested = {"type": "object", "properties": {"o": {"type": "object"}}, "required": ["o"]}
+    assert response_problems(form(schema=nested), {"action": "accept", "content": {}})
+    assert not response_problems(form(schema=nested), {"action": "accept", "content": {"o": {}}})
+
+
+def test_sampling_and_roots_answers_are_checked_for_shape() -> None:
+    sampling = InputRequest(
+        key="s",
+        kind=InputKind.SAMPLING,
+        method="sampling/createMessage",
+        params={},
+        wire="legacy",
+    )
+    good = {"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m"}
+    assert response_problems(sampling, good) == []
+    assert len(response_problems(sampling, {"role": "user"})) == 3
+    assert response_problems(roots_request(), {"roots": [{"uri": "file:///x"}]}) == []
+    assert response_problems(roots_request(), {"roots": [{"name": "x"}]})
+
+
+# -- the responder --------------------------------------------------------------------------------
+
+
+async def test_scripted_answers_come_first_and_invalid_ones_are_refused() -> None:
+    book = parse_answers([{"match": {}, "response": {"action": "accept", "content": {}}}])
+    with pytest.raises(InvalidAnswer) as caught:
+        await Responder(book).reply(form())
+    assert any(p.startswith("name") for p in caught.value.problems)
+
+
+@pytest.fixture
+def root_dir(tmp_path: Path) -> tuple[str, str, str]:
+    return str(tmp_path), tmp_path.resolve().as_uri(), tmp_path.name
+
+
+async def test_roots_come_from_root_flags_or_an_empty_list(root_dir: tuple[str, str, str]) -> None:
+    path, uri, name = root_dir
+    entries = root_entries([path])
+    assert entries == [{"uri": uri, "name": name}]
+    reply = await Responder(roots=entries).reply(roots_request())
+    assert reply is not None and reply.response == {"roots": entries}
+    declined = await Responder().reply(roots_request())
+    assert declined is not None and declined.response == {"roots": []}
+
+
+async def test_without_prompter_or_rule_input_stays_unanswered() -> None:
+    assert await Responder().reply(form()) is None
+
+
+async def test_prompted_answer_and_closed_terminal() -> None:
+    prompter = Prompter(io.StringIO("\nAda\n2\n"), io.StringIO())
+    reply = await Responder(prompter=prompter).reply(form())
+    assert reply is not None and reply.source == "prompt"
+    assert reply.response == {"action": "accept", "content": {"name": "Ada", "size": "m"}}
+    closed = Responder(prompter=Prompter(io.StringIO(""), io.StringIO()))
+    assert await closed.reply(form()) is None
+    assert closed.prompter is None  # never prompts again once input ended
+
+
+@pytest.mark.parametrize(
+    ("requested", "yes", "tty", "env", "allowed"),
+    [
+        (True, False, True, {}, True),
+        (False, False, True, {}, False),
+        (True, True, True, {}, False),
+        (True, False, False, {}, False),
+        (True, False, True, {"CI": "true"}, False),
+        (True, False, True, {"CI": "false"}, True),
+        (True, False, True, {"TASKSCOPE_NON_INTERACTIVE": "1"}, False),
+    ],
+)
+def test_interactive_only_on_a_terminal_and_never_vetoed(
+    requested: bool, yes: bool, tty: bool, env: dict[str, str], allowed: bool
+) -> None:
+    assert interactive_allowed(requested, yes, tty, env) is allowed
+
+
+# -- prompts --------------------------------------------------------------------------------------
+
+
+def ask(request: InputRequest, typed: str) -> tuple[dict[str, Any] | None, str]:
+    shown = io.StringIO()
+    answer = Prompter(io.StringIO(typed), shown).answer(request)
+    return answer, shown.getvalue()
+
+
+def test_form_re_asks_until_valid_and_can_decline() -> None:
+    answer, shown = ask(form(), "a\nA\nAda\nxl\n3\n")
+    assert answer == {"action": "accept", "content": {"name": "Ada", "size": "l"}}
+    assert shown.count("number or value: ") == 2  # "xl" was refused
+    assert ask(form(), "d\n")[0] == {"action": "decline"}
+    assert ask(form(), "cancel\n")[0] == {"action": "cancel"}
+
+
+def test_prompts_show_server_text_without_escapes() -> None:
+    hostile = {"type": "object", "properties": {"n": {"type": "string", "title": "\x1b[2JT"}}}
+    _answer, shown = ask(form(message="\x1b]52;c;AAAA\x07Hi \u202eevil", schema=hostile), "\n\n")
+    assert "\x1b" not in shown and "\u202e" not in shown and "Hi" in shown
+
+
+def test_unsupported_schema_is_answered_as_json() -> None:
+    nested = {"type": "object", "properties": {"o": {"type": "object"}}, "required": ["o"]}
+    answer, shown = ask(form(schema=nested), '\n{"x": 1}\n{"o": {"a": 1}}\n')
+    assert answer == {"action": "accept", "content": {"o": {"a": 1}}}
+    assert "cannot be shown field by field" in shown
+
+
+def test_eof_closes_the_prompt() -> None:
+    with pytest.raises(PromptClosed):
+        ask(form(), "\n")
+
+
+def test_url_consent_defaults_to_decline() -> None:
+    request = InputRequest(
+        key="u",
+        kind=InputKind.URL,
+        method="elicitation/create",
+        wire="extension",
+        params={"mode": "url", "message": "Link", "url": "https://xn--bcher-kva.example/x"},
+    )
+    answer, shown = ask(request, "\n")
+    assert answer == {"action": "decline"}
+    assert "bücher.example (raw: xn--bcher-kva.example)" in shown
+    assert ask(request, "y\n")[0] == {"action": "accept"}
+
+
+def test_describe_host_shows_unicode_hosts_raw_too() -> None:
+    assert describe_host("https://example.com/a") == "example.com"
+    assert describe_host("https://bücher.example/") == "bücher.example (raw: xn--bcher-kva.example)"
+    assert describe_host("not a url") == "(none)"
+
+
+# -- output ---------------------------------------------------------------------------------------
+
+
+def test_safe_json_escapes_what_a_terminal_would_act_on() -> None:
+    text = safe_json({"t": "\x1b[31m\x9b2J\u202eabc\u200b"})
+    assert json.loads(text) == {"t": "\x1b[31m\x9b2J\u202eabc\u200b"}
+    assert not any(ch in text for ch in "\x1b\x9b\u202e\u200b")
+
+
+def test_errors_are_json_when_piped_and_text_on_a_terminal() -> None:
+    error = CliError("RPC_ERROR", "boom \x1b[2J", {"code": -1, "why": "\x07bell"})
+    piped = Output(io.StringIO(), io.StringIO(), stdout_is_terminal=False)
+    piped.error(error)
+    assert json.loads(piped.stderr.getvalue())["error"]["code"] == "RPC_ERROR"  # type: ignore[attr-defined]
+    text = readable_error(error)
+    assert text.startswith("error [RPC_ERROR]: boom") and "\x1b" not in text and "\x07" not in text
+
+
+# -- watch outcomes -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("detail", "outcome", "code"),
+    [
+        ("completed", "completed", 0),
+        ("failed", "failed", 1),
+        ("cancelled", "cancelled", 1),
+        ("expired", "expired", 1),
+        ("timeout", "timeout", 7),
+        ("input rounds", "input-required", 6),
+        ("5 consecutive errors", "unreachable", 1),
+    ],
+)
+def test_stop_details_map_to_outcomes_and_exit_codes(detail: str, outcome: str, code: int) -> None:
+    assert outcome_of_stop(detail) == outcome
+    assert WatchReport(outcome, "t").exit_code == code
+    assert WatchReport("aborted", "t").exit_code == 130
