@@ -275,6 +275,9 @@ def test_unknown_task_id_is_task_unknown_or_expired(
     assert run.code == 1
     assert run.error["code"] == "TASK_UNKNOWN_OR_EXPIRED"
     assert ("session" in run.error["details"].get("hint", "")) == (wire == "legacy")
+    cancel = run_cli("tasks", "cancel", "--url", url, "--task-id", "no-such-task")
+    assert cancel.code == 1
+    assert cancel.error["code"] == "TASK_UNKNOWN_OR_EXPIRED"
     watch = run_cli("tasks", "watch", "--url", url, "--task-id", "no-such-task")
     assert watch.code == 1
     assert watch.document["outcome"] == "expired"
@@ -789,8 +792,12 @@ HOSTILE_SERVER = textwrap.dedent(
             result = {"protocolVersion": "2025-11-25",
                       "serverInfo": {"name": "hostile", "version": "1"},
                       "capabilities": {"tools": {}, "tasks": {"requests": {"tools": {"call": {}}}}}}
+        elif method == "tools/call" and message["params"]["name"] == "vanish":
+            result = {"task": {**task("working"), "taskId": "t-die"}}
         elif method == "tools/call":
             result = {"task": task("working")}
+        elif method == "tasks/get" and message["params"]["taskId"] == "t-die":
+            sys.exit(0)
         elif method == "tasks/get" and message["params"]["taskId"] != "t-1":
             result = {**task("paused"), "taskId": message["params"]["taskId"]}
         elif method == "tasks/get":
@@ -832,3 +839,12 @@ def test_bad_task_payload_on_get_is_a_protocol_violation(hostile: tuple[str, str
     assert run.code == 1
     assert run.error["code"] == "PROTOCOL_VIOLATION"
     assert "paused" in json.dumps(run.error)
+
+
+def test_a_server_that_goes_away_ends_the_watch_as_unreachable(hostile: tuple[str, str]) -> None:
+    started = time.monotonic()
+    run = run_cli("tools", "call", *hostile, "--tool-name", "vanish", "--task", "--task-watch")
+    assert run.code == 1, run.stderr
+    assert run.document["outcome"] == "unreachable"
+    assert run.document["task"]["status"] == "working"
+    assert time.monotonic() - started < 15  # no long error backoff against a dead connection

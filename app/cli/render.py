@@ -93,7 +93,7 @@ def event_line(event: TaskEvent) -> str | None:
 def _next_poll(event: TaskEvent) -> str:
     if event.next_poll is None:
         return ""
-    return f" (next poll in {event.next_poll.delay:.1f}s, {event.next_poll.term})"
+    return f" (next poll in {event.next_poll.delay:.2f}s, {event.next_poll.term})"
 
 
 def _frame(event: TaskEvent) -> str:
