@@ -27,6 +27,10 @@ targets (one of):
 exit codes: 0 ok / completed, 1 failed, cancelled, expired, unreachable or error,
   2 usage, 6 input needed that this run could not answer, 7 timeout, 130 aborted.
 
+--answers FILE scripts input for unattended runs: a JSON list of rules, first match wins,
+  [{"match": {"key": "…", "message": "regex", "method": "…"}, "response": {…}}]
+  (every match key given must hold; the response is sent as written, after a schema check).
+
 --trace-frames FILE writes every JSON-RPC frame in and out as one JSON object per line
 (secrets redacted), for debugging a server or counting polls.
 """
@@ -49,12 +53,18 @@ def add_target_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--url", default=suppress, help="Streamable HTTP (or SSE) server URL")
     group.add_argument("--transport", choices=["streamable", "sse"], default=suppress)
     group.add_argument("--header", action="append", default=suppress, metavar="'K: V'")
-    group.add_argument("--bearer", default=suppress, help="bearer token (or TASKSCOPE_BEARER)")
-    group.add_argument("--command", default=suppress, help="stdio server command line")
+    group.add_argument(
+        "--bearer", default=suppress, metavar="TOKEN", help="bearer token (or TASKSCOPE_BEARER)"
+    )
+    group.add_argument(
+        "--command", default=suppress, metavar="'cmd args'", help="stdio server command line"
+    )
     group.add_argument("--env", action="append", default=suppress, metavar="K=V")
-    group.add_argument("--cwd", default=suppress, help="working directory of --command")
-    group.add_argument("--config", default=suppress, help="MCP client config file")
-    group.add_argument("--server", default=suppress, help="server name in --config")
+    group.add_argument(
+        "--cwd", default=suppress, metavar="DIR", help="working directory of --command"
+    )
+    group.add_argument("--config", default=suppress, metavar="FILE", help="MCP client config file")
+    group.add_argument("--server", default=suppress, metavar="NAME", help="server name in --config")
     group.add_argument("--demo", choices=["legacy", "extension"], default=suppress)
     group.add_argument("--era", choices=["auto", "legacy", "modern"], default=suppress)
     group.add_argument(
@@ -78,11 +88,33 @@ def add_input_flags(parser: argparse.ArgumentParser) -> None:
 
 def add_watch_flags(parser: argparse.ArgumentParser) -> None:
     """The bounds and pacing of a watch."""
-    parser.add_argument("--poll-interval-ms", type=positive_int, default=None)
-    parser.add_argument("--duration-ms", type=positive_int, default=DEFAULT_DURATION_MS)
-    parser.add_argument("--max-input-rounds", type=positive_int, default=None)
     parser.add_argument(
-        "--max-consecutive-errors", type=positive_int, default=DEFAULT_MAX_CONSECUTIVE_ERRORS
+        "--poll-interval-ms",
+        type=positive_int,
+        default=None,
+        metavar="MS",
+        help="minimum time between polls (never faster than the server asks)",
+    )
+    parser.add_argument(
+        "--duration-ms",
+        type=positive_int,
+        default=DEFAULT_DURATION_MS,
+        metavar="MS",
+        help="give up after this long: exit 7 (default: 5 minutes)",
+    )
+    parser.add_argument(
+        "--max-input-rounds",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="stop (exit 6) when the task asks for input more often than this",
+    )
+    parser.add_argument(
+        "--max-consecutive-errors",
+        type=positive_int,
+        default=DEFAULT_MAX_CONSECUTIVE_ERRORS,
+        metavar="N",
+        help="stop (exit 1, unreachable) after this many failed polls in a row",
     )
 
 
