@@ -7,6 +7,7 @@ import json
 import os
 import pty
 import select
+import signal
 import subprocess
 import sys
 import time
@@ -151,3 +152,15 @@ def test_sampling_shows_the_prompt_and_sends_the_typed_reply() -> None:
         term.expect("watch ended (completed)")
         document = envelope(process)
     assert "Summary: Servers run long jobs." in json.dumps(document["task"])
+
+
+def test_ctrl_c_at_a_prompt_aborts_with_the_envelope() -> None:
+    args = ("tools", "call", *demo("extension"), "--tool-name", "provision_server", "--task")
+    with interactive_cli(*args, "--task-watch") as (term, process):
+        term.expect("[a]ccept, [d]ecline or [c]ancel? [a]: ")
+        process.send_signal(signal.SIGINT)
+        stdout, _ = process.communicate(timeout=30)
+    assert process.returncode == 130
+    document = json.loads(stdout)
+    assert document["outcome"] == "aborted"
+    assert document["task"]["status"] == "input_required"

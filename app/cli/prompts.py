@@ -8,8 +8,9 @@ never opened.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO
 from urllib.parse import urlsplit
 
 from app.engine.models import InputKind, InputRequest
@@ -32,11 +33,40 @@ class PromptClosed(Exception):
     """The terminal's input ended (EOF) before the question was answered."""
 
 
+class TerminalLines:
+    """Reads lines straight from a file descriptor, bypassing `sys.stdin`'s buffer.
+
+    A prompt blocked in a daemon thread must not hold the buffered reader's lock when Ctrl-C ends
+    the program, or the interpreter aborts at shutdown instead of exiting with 130.
+    """
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self._pending = b""
+
+    def readline(self) -> str:
+        """One line including its newline; "" at end of input."""
+        while b"\n" not in self._pending:
+            chunk = os.read(self.fd, 1024)
+            if not chunk:
+                line, self._pending = self._pending, b""
+                return line.decode(errors="replace")
+            self._pending += chunk
+        line, _, self._pending = self._pending.partition(b"\n")
+        return line.decode(errors="replace") + "\n"
+
+
+class LineSource(Protocol):
+    """Where typed lines come from: a terminal (`TerminalLines`) or any text stream."""
+
+    def readline(self) -> str: ...
+
+
 @dataclass
 class Prompter:
     """Asks one person, on one terminal, to answer input requests."""
 
-    stdin: TextIO
+    stdin: LineSource
     out: TextIO
 
     def answer(self, request: InputRequest) -> dict[str, Any] | None:

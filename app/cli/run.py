@@ -14,7 +14,7 @@ from app.cli.answers import AnswerBook, load_answers
 from app.cli.args import DEFAULT_DURATION_MS, option, options
 from app.cli.errors import cli_error
 from app.cli.output import Output
-from app.cli.prompts import Prompter
+from app.cli.prompts import Prompter, TerminalLines
 from app.cli.responder import Responder, interactive_allowed, root_entries
 from app.cli.session import Session, open_session
 from app.cli.watch import WatchBounds
@@ -84,7 +84,7 @@ def build_responder(namespace: argparse.Namespace) -> Responder:
     prompter = None
     wants_prompts = bool(getattr(namespace, "interactive", False))
     if interactive_allowed(wants_prompts, bool(getattr(namespace, "yes", False)), _stdin_is_tty()):
-        prompter = Prompter(sys.stdin, sys.stderr)
+        prompter = Prompter(TerminalLines(sys.stdin.fileno()), sys.stderr)
     return Responder(book, root_entries(options(namespace, "root")), prompter)
 
 
