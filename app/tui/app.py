@@ -1,0 +1,754 @@
+"""The taskscope App: the live task list, detail pane and RPC log over one task source.
+
+The App owns all state (`TasksState`, marks, filter, sort). One long-lived exclusive worker runs
+the source (connection + poller) and only posts batched messages; short action workers run
+user verbs (create, cancel, list, answer). Widgets follow: the table is patched in place, the
+detail pane gets the selected `WatchedTask`, the header gets one `HeaderState`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path, PurePath
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import BindingType
+from textual.containers import Container
+from textual.css.query import NoMatches
+from textual.screen import Screen
+from textual.theme import Theme
+from textual.widgets import DataTable, Footer, HelpPanel, Input
+from textual.worker import Worker, WorkerState
+
+from app.engine.connection import Frame
+from app.engine.events import TaskEvent
+from app.engine.models import InputRequest, Task
+from app.engine.sanitize import clean_text, one_line
+from app.tui.bindings import APP_BINDINGS, LIST_BINDINGS
+from app.tui.commands import TaskCommands
+from app.tui.config import TuiConfig
+from app.tui.export import default_path, export_json, tasks_json, write_json
+from app.tui.known_tasks import KnownTasks
+from app.tui.messages import (
+    Batcher,
+    FramesArrived,
+    SourceConnected,
+    SourceFailed,
+    TaskEventsArrived,
+)
+from app.tui.source import SourceInfo, TaskSource
+from app.tui.state import SortKey, TaskFilter, TasksState, WatchedTask, parse_filter
+from widgets.arguments_form import ArgumentsForm, CreateRequest
+from widgets.confirm import ConfirmModal, TextPrompt
+from widgets.header_bar import HeaderBar, HeaderState, ListView
+from widgets.rpc_log import RpcLog
+from widgets.task_detail import TaskDetail
+from widgets.task_table import TaskTable
+from widgets.tool_picker import ToolPicker
+
+STYLES = Path(__file__).resolve().parent.parent.parent / "styles"
+TICK_INTERVAL_S = 1.0
+"""How often ages, TTL countdowns and next-poll times are redrawn."""
+WIDE_LAYOUT_COLUMNS = 160
+"""From this width on, the list and the detail pane sit side by side."""
+FILTER_HINT = "status:working tool:build id:abc or words · enter keeps · esc clears"
+
+TASKSCOPE_THEME = Theme(
+    name="taskscope",
+    primary="#7aa2f7",
+    secondary="#9ece6a",
+    accent="#bb9af7",
+    warning="#e0af68",
+    error="#f7768e",
+    success="#9ece6a",
+    dark=True,
+)
+
+Clock = Callable[[], float]
+
+
+class TaskList(TaskTable):
+    """The task table with the bindings that act on marked (or selected) tasks."""
+
+    BINDINGS: ClassVar[list[BindingType]] = LIST_BINDINGS
+
+
+def describe(exc: BaseException) -> str:
+    """An exception as one short line of plain text for toasts and the header."""
+    text = str(exc)
+    return clean_text(f"{type(exc).__name__}: {text}" if text else type(exc).__name__, max_len=300)
+
+
+class TaskscopeApp(App[int]):
+    """A live inspector of MCP Tasks on one server (or one recording)."""
+
+    CSS_PATH: ClassVar[list[str | PurePath]] = [STYLES / "app.tcss", STYLES / "tui.tcss"]
+    BINDINGS: ClassVar[list[BindingType]] = APP_BINDINGS
+    COMMANDS = App.COMMANDS | {TaskCommands}
+    TITLE = "taskscope"
+
+    def __init__(
+        self,
+        source: TaskSource,
+        *,
+        clock: Clock = time.time,
+        config: TuiConfig | None = None,
+        remember_tasks: bool = True,
+        roots: Sequence[str] = (),
+        tick_interval: float = TICK_INTERVAL_S,
+    ) -> None:
+        super().__init__()
+        self.source = source
+        self.clock = clock
+        self.config = config or TuiConfig()
+        self.remember_tasks = remember_tasks
+        self.roots = tuple(roots)
+        self.tick_interval = tick_interval
+        self.tasks = TasksState()
+        """Every watched task; the App is its only writer."""
+        self.info: SourceInfo | None = None
+        self.known: KnownTasks | None = None
+        self.marked: set[str] = set()
+        self.paused = False
+        self.task_filter = TaskFilter()
+        self.filter_query = ""
+        self.sort: SortKey | None = None
+        self.descending = False
+        self.problem: str | None = None
+        self.failed = False
+        self._selected: str | None = None
+        self._dismissed: set[str] = set()
+        self._synthetic: set[str] = set()
+        self._known_tools: dict[str, str] = {}
+        self._requests: dict[tuple[str, str], InputRequest] = {}
+        self._announced: set[tuple[str, str]] = set()
+        self._sync_count = 0
+        self._closed = False
+
+    # ------------------------------------------------------------------ layout and start-up
+
+    def compose(self) -> ComposeResult:
+        yield HeaderBar(id="header")
+        with Container(id="main"):
+            yield TaskList(id="tasks")
+            yield TaskDetail(id="detail")
+        filter_bar = Input(
+            placeholder=FILTER_HINT,
+            id="filter-bar",
+        )
+        filter_bar.display = False
+        yield filter_bar
+        yield RpcLog(id="rpc-log")
+        yield Footer(compact=True)
+
+    @property
+    def table(self) -> TaskList:
+        return self.query_one("#tasks", TaskList)
+
+    @property
+    def detail(self) -> TaskDetail:
+        return self.query_one("#detail", TaskDetail)
+
+    def on_mount(self) -> None:
+        self.register_theme(TASKSCOPE_THEME)
+        self.theme = "taskscope"
+        if self.config.theme:
+            if self.config.theme in self.available_themes:
+                self.theme = self.config.theme
+            else:
+                self.notify(f"Unknown theme {self.config.theme!r}", severity="warning")
+        if self.config.keymap:
+            self.set_keymap(self.config.keymap)
+        for problem in self.config.problems:
+            self.notify(clean_text(problem, max_len=300), title="Config", severity="warning")
+        self.table.focus()
+        self._update_header()
+        self.set_interval(self.tick_interval, self._tick)
+        self._run_engine()
+
+    def on_resize(self) -> None:
+        self.screen.set_class(self.size.width >= WIDE_LAYOUT_COLUMNS, "-wide")
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("New task", "Pick a tool and run it", self.action_new_task)
+        yield SystemCommand("Adopt task id", "Watch a task by its id", self.action_adopt_task)
+        yield SystemCommand("List tasks", "Import tasks/list (legacy wire)", self.action_list_tasks)
+        yield SystemCommand("Pause / resume polling", "Toggle the poller", self.action_toggle_pause)
+        yield SystemCommand(
+            "Faults only", "Show only tasks needing care", self.action_toggle_faults
+        )
+        yield SystemCommand("RPC log", "Show or hide the frame log", self.action_toggle_log)
+
+    # ------------------------------------------------------------------ the engine worker
+
+    @work(exclusive=True, group="engine", exit_on_error=False, name="engine")
+    async def _run_engine(self) -> None:
+        """Connect the source and run its poller for as long as the App lives."""
+        events: Batcher[TaskEvent] = Batcher(self._post_events)
+        frames: Batcher[Frame] = Batcher(self._post_frames)
+        try:
+            info = await self.source.connect(events.add, frames.add)
+        except Exception as exc:
+            self.post_message(SourceFailed(describe(exc)))
+            return
+        self.post_message(SourceConnected(info))
+        await self.source.run()
+
+    def _post_events(self, events: list[TaskEvent]) -> None:
+        self.post_message(TaskEventsArrived(events))
+
+    def _post_frames(self, frames: list[Frame]) -> None:
+        self.post_message(FramesArrived(frames))
+
+    @on(Worker.StateChanged)
+    def _worker_failed(self, event: Worker.StateChanged) -> None:
+        if event.state is not WorkerState.ERROR or self._closed:
+            return
+        error = event.worker.error
+        reason = describe(error) if error is not None else "unknown error"
+        if event.worker.group == "engine":
+            self.problem = f"poller stopped: {reason}"
+            self.failed = True
+            self._update_header()
+        self.notify(reason, title=event.worker.name or "Background error", severity="error")
+
+    @on(SourceFailed)
+    def _source_failed(self, message: SourceFailed) -> None:
+        self.problem = message.reason
+        self.failed = True
+        self._update_header()
+        self.notify(message.reason, title="Could not connect", severity="error", timeout=15)
+
+    @on(SourceConnected)
+    def _source_connected(self, message: SourceConnected) -> None:
+        self.info = message.info
+        self._update_header()
+        if self.remember_tasks:
+            self.known = KnownTasks(message.info.server_key)
+            self._resume_known()
+        capabilities = message.info.capabilities
+        if capabilities.wire == "legacy" and capabilities.list:
+            self._import_list(quiet=True)
+
+    def _resume_known(self) -> None:
+        """Adopt every task id remembered for this server; the poller finds out which live."""
+        assert self.known is not None
+        for entry in self.known.load():
+            if entry.tool:
+                self._known_tools[entry.task_id] = entry.tool
+            self.source.adopt(entry.task_id)
+
+    # ------------------------------------------------------------------ events from the source
+
+    @on(TaskEventsArrived)
+    def _apply_events(self, message: TaskEventsArrived) -> None:
+        if self._closed:
+            return
+        changed = False
+        for event in message.events:
+            if event.input_request is not None and not event.task_id:
+                self._stray_input(event.input_request)
+                continue
+            if event.task_id in self._dismissed:
+                continue
+            event = self._with_known_tool(event)
+            changed |= self.tasks.apply(event)
+            self._after_event(event)
+        if changed:
+            self._refresh_view()
+
+    def _with_known_tool(self, event: TaskEvent) -> TaskEvent:
+        """Put back the tool name remembered for an adopted task (tasks/get does not carry it)."""
+        task = event.task
+        tool = self._known_tools.get(event.task_id)
+        if task is None or tool is None or task.tool_name is not None:
+            return event
+        return dataclasses.replace(event, task=task.model_copy(update={"tool_name": tool}))
+
+    def _after_event(self, event: TaskEvent) -> None:
+        task_id = event.task_id
+        if event.kind == "created" and task_id not in self._synthetic and self.known is not None:
+            tool = event.task.tool_name if event.task is not None else None
+            self.known.remember(task_id, tool)
+        elif event.kind == "expired" and self.known is not None:
+            self.known.drop({task_id})
+        elif event.kind == "input_needed" and event.input_request is not None:
+            self._announce_input(task_id, event.input_request)
+
+    def _announce_input(self, task_id: str, request: InputRequest) -> None:
+        """A task waits on the user: remember the request, toast and ring the bell once."""
+        ident = (task_id, request.key)
+        self._requests[ident] = request
+        if ident in self._announced:
+            return
+        self._announced.add(ident)
+        question = one_line(request.message or request.method, 80)
+        self.notify(
+            f"{one_line(task_id, 24)} needs input: {question}  (select it and press i)",
+            title="Input needed",
+            severity="warning",
+        )
+        self.bell()
+
+    def _stray_input(self, request: InputRequest) -> None:
+        """A question outside any watched task (asked during a call): open it at once."""
+        ident = ("", request.key)
+        if ident in self._announced:
+            return
+        self._announced.add(ident)
+        self.bell()
+        self._answer(request)
+
+    @on(FramesArrived)
+    def _add_frames(self, message: FramesArrived) -> None:
+        if not self._closed:
+            self.query_one(RpcLog).add_frames(message.frames)
+
+    # ------------------------------------------------------------------ rendering
+
+    def shown_ids(self) -> list[str]:
+        """The task ids the list shows, filtered and sorted."""
+        return self.tasks.view(self.task_filter, self.sort, descending=self.descending)
+
+    def _refresh_view(self) -> None:
+        order = self.shown_ids()
+        self.marked &= set(self.tasks.tasks)
+        self.table.sync(self.tasks.tasks, order, self.clock())
+        self._show_selected()
+        self._update_header(len(order))
+
+    def _show_selected(self) -> None:
+        selected = self.table.selected_task_id
+        self._selected = selected
+        self.detail.watched = self.tasks.get(selected) if selected is not None else None
+
+    def _tick(self) -> None:
+        """Redraw the clock cells and the connection state."""
+        if self.tasks.tasks:
+            self.table.sync(self.tasks.tasks, self.shown_ids(), self.clock())
+        self._update_header()
+
+    def _update_header(self, shown: int | None = None) -> None:
+        connection = "failed" if self.failed else self.source.connection_state()
+        if self.info is None and connection == "connected":
+            connection = "connecting"
+        self.query_one(HeaderBar).state = HeaderState(
+            info=self.info,
+            connection=connection,
+            problem=self.problem,
+            summary=self.tasks.summary(),
+            view=ListView(
+                shown=len(self.shown_ids()) if shown is None else shown,
+                paused=self.paused,
+                filter_text=self.filter_query,
+                faults_only=self.task_filter.faults_only,
+                sort=self.sort,
+                descending=self.descending,
+                marked=len(self.marked),
+            ),
+        )
+
+    @on(TaskTable.TaskSelected)
+    def _selection_moved(self, event: TaskTable.TaskSelected) -> None:
+        self._selected = event.task_id
+        self.detail.watched = self.tasks.get(event.task_id) if event.task_id else None
+
+    @on(DataTable.RowSelected, "#tasks")
+    def _row_chosen(self, event: DataTable.RowSelected) -> None:
+        """Enter on a row answers its pending input, if it has any."""
+        watched = self.tasks.get(str(event.row_key.value))
+        if watched is not None and watched.input_waiting:
+            self.action_answer_input()
+
+    def go_to_task(self, task_id: str) -> None:
+        """Select a task (clearing the filter if it hides it); used by the palette."""
+        if task_id not in self.shown_ids():
+            self._set_filter("", faults_only=False)
+        self.table.select_task(task_id)
+        self.table.focus()
+
+    # ------------------------------------------------------------------ targets of list actions
+
+    def target_ids(self) -> list[str]:
+        """The marked tasks in list order, or the selected one when nothing is marked."""
+        if self.marked:
+            shown = self.shown_ids()
+            ordered = [task_id for task_id in shown if task_id in self.marked]
+            return ordered + sorted(self.marked - set(ordered))
+        selected = self.table.selected_task_id
+        return [selected] if selected is not None else []
+
+    def _targets(self) -> list[WatchedTask]:
+        found = (self.tasks.get(task_id) for task_id in self.target_ids())
+        return [watched for watched in found if watched is not None]
+
+    # ------------------------------------------------------------------ create
+
+    def action_new_task(self) -> None:
+        self._new_task()
+
+    @work(group="actions", exit_on_error=False, name="new task")
+    async def _new_task(self) -> None:
+        """Tool picker, then arguments form, then the call."""
+        if self.info is None:
+            self.notify("Not connected yet.", severity="warning")
+            return
+        try:
+            tools = await self.source.list_tools()
+        except Exception as exc:
+            self.notify(describe(exc), title="tools/list failed", severity="error")
+            return
+        tool = await self.push_screen_wait(ToolPicker(tools))
+        if tool is None:
+            return
+        capabilities = self.info.capabilities
+        form = ArgumentsForm(
+            tool,
+            legacy=capabilities.wire != "extension",
+            can_create_tasks=capabilities.tool_calls,
+        )
+        request = await self.push_screen_wait(form)
+        if request is not None:
+            await self._create(request)
+
+    async def _create(self, request: CreateRequest) -> None:
+        try:
+            outcome = await self.source.create(
+                request.tool, request.arguments, ttl_ms=request.ttl_ms, as_task=request.as_task
+            )
+        except Exception as exc:
+            self.notify(
+                describe(exc), title=f"{one_line(request.tool, 40)} failed", severity="error"
+            )
+            return
+        if outcome.task is not None:
+            self.notify(f"Task {one_line(outcome.task.task_id, 40)} created", timeout=3)
+            return
+        self._show_synchronous(request.tool, outcome.sync_result or {})
+
+    def _show_synchronous(self, tool: str, result: dict[str, Any]) -> None:
+        """A call answered at once: a finished row marked "answered synchronously"."""
+        self._sync_count += 1
+        task_id = f"sync-{self._sync_count}"
+        self._synthetic.add(task_id)
+        extension = self.info is not None and self.info.capabilities.wire == "extension"
+        task = Task(
+            task_id=task_id,
+            wire="extension" if extension else "legacy",
+            status="completed",
+            result=result,
+            result_source="synchronous",
+            tool_name=tool,
+            raw=result,
+        )
+        now = self.clock()
+        self.post_message(
+            TaskEventsArrived(
+                [
+                    TaskEvent("created", task_id, task, now, "create"),
+                    TaskEvent("result", task_id, task, now, "create"),
+                    TaskEvent("stopped", task_id, task, now, "create", detail="completed"),
+                ]
+            )
+        )
+        self.notify(f"{one_line(tool, 40)} answered synchronously (no task)", timeout=3)
+
+    # ------------------------------------------------------------------ cancel
+
+    def action_cancel_tasks(self) -> None:
+        targets = [
+            watched
+            for watched in self._targets()
+            if not watched.settled and watched.task_id not in self._synthetic
+        ]
+        if not targets:
+            self.notify("Nothing to cancel: the chosen tasks have settled.", severity="warning")
+            return
+        body = Text()
+        for watched in targets[:8]:
+            body.append(
+                f"• {one_line(watched.task_id, 40)}  {one_line(watched.tool_name or '', 30)}\n"
+            )
+        if len(targets) > 8:
+            body.append(f"… and {len(targets) - 8} more\n")
+        if self.info is not None and self.info.capabilities.wire == "extension":
+            body.append("\nCancel is cooperative here: the server may still finish the task.")
+        title = f"Cancel {len(targets)} task{'s' if len(targets) != 1 else ''}?"
+        ids = [watched.task_id for watched in targets]
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self._cancel(ids)
+
+        self.push_screen(ConfirmModal(title, body, yes="Cancel tasks", no="Keep"), confirmed)
+
+    @work(group="actions", exit_on_error=False, name="cancel")
+    async def _cancel(self, task_ids: list[str]) -> None:
+        cooperative = self.info is not None and self.info.capabilities.wire == "extension"
+        for task_id in task_ids:
+            try:
+                await self.source.cancel(task_id)
+            except Exception as exc:
+                self.notify(
+                    describe(exc), title=f"Cancel {one_line(task_id, 30)}", severity="error"
+                )
+                continue
+            if cooperative and self.tasks.request_cancel(task_id, self.clock()):
+                self._refresh_view()
+
+    # ------------------------------------------------------------------ finding tasks
+
+    def action_list_tasks(self) -> None:
+        capabilities = self.info.capabilities if self.info else None
+        if capabilities is None or capabilities.wire != "legacy" or not capabilities.list:
+            self.notify(
+                "This server has no tasks/list; press a to adopt a task id.", severity="warning"
+            )
+            return
+        self._import_list(quiet=False)
+
+    @work(group="actions", exit_on_error=False, name="tasks/list")
+    async def _import_list(self, quiet: bool) -> None:
+        try:
+            count = await self.source.list_tasks()
+        except Exception as exc:
+            self.notify(describe(exc), title="tasks/list failed", severity="error")
+            return
+        if count or not quiet:
+            self.notify(f"tasks/list: {count} new task{'s' if count != 1 else ''}", timeout=3)
+
+    def action_adopt_task(self) -> None:
+        def adopt(task_id: str | None) -> None:
+            if task_id is None:
+                return
+            self._dismissed.discard(task_id)
+            try:
+                watching = self.source.adopt(task_id)
+            except Exception as exc:
+                self.notify(describe(exc), title="Adopt", severity="error")
+                return
+            shown = one_line(task_id, 40)
+            self.notify(f"Watching {shown}" if watching else f"{shown} is already watched")
+
+        prompt = TextPrompt(
+            "Adopt a task id", "Paste the id of a task on this server.", placeholder="task id"
+        )
+        self.push_screen(prompt, adopt)
+
+    def action_forget_tasks(self) -> None:
+        targets = self.target_ids()
+        for task_id in targets:
+            self._dismissed.add(task_id)
+            if task_id not in self._synthetic:
+                self.source.forget(task_id)
+            self.tasks.forget(task_id)
+            self.marked.discard(task_id)
+        if self.known is not None:
+            self.known.drop(set(targets))
+        if targets:
+            self._refresh_view()
+            self.notify(f"Forgot {len(targets)} task{'s' if len(targets) != 1 else ''}", timeout=3)
+
+    # ------------------------------------------------------------------ marks
+
+    def action_toggle_mark(self) -> None:
+        selected = self.table.selected_task_id
+        if selected is None:
+            return
+        self.marked ^= {selected}
+        self._refresh_view()
+
+    def action_mark_all(self) -> None:
+        shown = set(self.shown_ids())
+        self.marked = set() if shown <= self.marked else self.marked | shown
+        self._refresh_view()
+
+    # ------------------------------------------------------------------ copy, save, export
+
+    def action_copy_json(self) -> None:
+        targets = self._targets()
+        if not targets:
+            return
+        self.copy_to_clipboard(tasks_json(targets))
+        count = len(targets)
+        self.notify(f"Copied the JSON of {count} task{'s' if count != 1 else ''} (OSC 52)")
+
+    def action_save_json(self) -> None:
+        targets = self._targets()
+        if targets:
+            self._save(tasks_json(targets), default_path("taskscope-tasks", self.clock()))
+
+    def action_export_tasks(self) -> None:
+        targets = self._targets()
+        if targets:
+            server = self.info.label if self.info else ""
+            text = export_json(targets, server=server, at=self.clock())
+            self._save(text, default_path("taskscope-export", self.clock()))
+
+    def _save(self, text: str, suggested: str) -> None:
+        def write(path: str | None) -> None:
+            if path is not None:
+                self._write_file(path, text)
+
+        self.push_screen(TextPrompt("Save JSON to a file", value=suggested), write)
+
+    @work(group="actions", exit_on_error=False, name="save")
+    async def _write_file(self, path: str, text: str) -> None:
+        try:
+            written = await asyncio.to_thread(write_json, path, text)
+        except OSError as exc:
+            self.notify(describe(exc), title="Save failed", severity="error")
+            return
+        self.notify(f"Saved {written}", timeout=4)
+
+    # ------------------------------------------------------------------ filter, sort, pause
+
+    def action_filter(self) -> None:
+        bar = self.query_one("#filter-bar", Input)
+        bar.value = self.filter_query
+        bar.display = True
+        bar.focus()
+
+    @on(Input.Changed, "#filter-bar")
+    def _filter_typed(self, event: Input.Changed) -> None:
+        self._set_filter(event.value, faults_only=self.task_filter.faults_only)
+
+    @on(Input.Submitted, "#filter-bar")
+    def _filter_kept(self) -> None:
+        self._close_filter_bar()
+
+    def _close_filter_bar(self) -> None:
+        bar = self.query_one("#filter-bar", Input)
+        bar.display = False
+        self.table.focus()
+
+    def _set_filter(self, query: str, *, faults_only: bool) -> None:
+        self.filter_query = query.strip()
+        self.task_filter = parse_filter(self.filter_query, faults_only=faults_only)
+        self._refresh_view()
+
+    def action_toggle_faults(self) -> None:
+        self._set_filter(self.filter_query, faults_only=not self.task_filter.faults_only)
+
+    def action_sort(self, key: SortKey) -> None:
+        if self.sort == key:
+            self.descending = not self.descending
+        else:
+            self.sort, self.descending = key, False
+        self._refresh_view()
+
+    def action_toggle_pause(self) -> None:
+        self.paused = not self.paused
+        try:
+            self.source.set_paused(self.paused)
+        except Exception as exc:
+            self.paused = not self.paused
+            self.notify(describe(exc), severity="error")
+            return
+        self.screen.set_class(self.paused, "-paused")
+        self._update_header()
+
+    def action_poll_now(self) -> None:
+        targets = [watched.task_id for watched in self._targets() if not watched.settled]
+        try:
+            sent = sum(self.source.poll_now(task_id) for task_id in targets)
+        except Exception as exc:
+            self.notify(describe(exc), severity="error")
+            return
+        if targets:
+            self.notify(f"Polling {sent} of {len(targets)} now", timeout=2)
+
+    # ------------------------------------------------------------------ input
+
+    def action_answer_input(self) -> None:
+        selected = self.table.selected_task_id
+        watched = self.tasks.get(selected) if selected is not None else None
+        if watched is None:
+            return
+        request = self._pending_request(watched)
+        if request is None:
+            self.notify("This task is not waiting for an answer.", severity="warning")
+            return
+        self._answer(request)
+
+    def _pending_request(self, watched: WatchedTask) -> InputRequest | None:
+        inline = watched.task.input_requests if watched.task is not None else ()
+        for request in inline:
+            if request.key in watched.pending_inputs:
+                return request
+        for key in sorted(watched.pending_inputs):
+            found = self._requests.get((watched.task_id, key))
+            if found is not None:
+                return found
+        return None
+
+    @work(group="input", exit_on_error=False, name="answer")
+    async def _answer(self, request: InputRequest) -> None:
+        """Open the modal for one input request (the input modals' entry point)."""
+        from app.tui.inputs import open_input
+
+        async def submit(response: dict[str, Any]) -> None:
+            await self.source.answer(request, response)
+
+        await open_input(
+            self,
+            request,
+            submit=submit,
+            server=self.info.server_name if self.info else "",
+            draft=self.source.staged_answer(request),
+            roots=self.roots,
+        )
+
+    # ------------------------------------------------------------------ panes
+
+    def action_toggle_log(self) -> None:
+        self.screen.toggle_class("-show-rpc")
+
+    def action_toggle_zoom(self) -> None:
+        self.screen.toggle_class("-zoom-detail")
+
+    def action_toggle_help(self) -> None:
+        try:
+            self.screen.query_one(HelpPanel)
+        except NoMatches:
+            self.action_show_help_panel()
+        else:
+            self.action_hide_help_panel()
+
+    def on_key(self, event: Any) -> None:
+        """Escape in the filter bar clears the filter; elsewhere it clears the marks."""
+        if getattr(event, "key", None) != "escape":
+            return
+        bar = self.query_one("#filter-bar", Input)
+        if bar.has_focus:
+            event.stop()
+            bar.value = ""
+            self._set_filter("", faults_only=self.task_filter.faults_only)
+            self._close_filter_bar()
+        elif self.marked and self.screen is self.screen_stack[0]:
+            self.marked.clear()
+            self._refresh_view()
+
+    # ------------------------------------------------------------------ shutdown
+
+    async def action_quit(self) -> None:
+        await self.close_source()
+        self.exit(0)
+
+    async def close_source(self) -> None:
+        """Close the connection (and stop a spawned server) once."""
+        if self._closed:
+            return
+        self._closed = True
+        self.workers.cancel_group(self, "engine")
+        await self.source.close()
+
+    async def on_unmount(self) -> None:
+        await self.close_source()

@@ -1,0 +1,77 @@
+"""Every key binding of the main screen, each with an id the user can remap in the config file.
+
+App-wide bindings work wherever focus is; list bindings act on the marked tasks (or the one
+under the cursor) and show in the footer while the task list has focus.
+"""
+
+from __future__ import annotations
+
+from textual.binding import Binding, BindingType
+
+APP_BINDINGS: list[BindingType] = [
+    Binding("n", "new_task", "New", id="new-task", tooltip="Pick a tool and run it"),
+    Binding(
+        "l", "list_tasks", "List", id="list-tasks", show=False, tooltip="Import tasks/list (legacy)"
+    ),
+    Binding(
+        "a", "adopt_task", "Adopt", id="adopt-task", show=False, tooltip="Watch a pasted task id"
+    ),
+    Binding("slash", "filter", "Filter", id="filter", tooltip="status: tool: id: or free text"),
+    Binding("f", "toggle_faults", "Faults", id="faults-only", tooltip="Only tasks that need care"),
+    Binding("p", "toggle_pause", "Pause", id="pause", tooltip="Pause or resume polling"),
+    Binding(
+        "r",
+        "poll_now",
+        "Poll",
+        id="poll-now",
+        show=False,
+        tooltip="Poll the marked or selected tasks",
+    ),
+    Binding("i", "answer_input", "Answer", id="answer-input", tooltip="Answer pending input"),
+    Binding(
+        "y",
+        "copy_json",
+        "Copy",
+        id="copy-json",
+        show=False,
+        tooltip="Copy the tasks' JSON (OSC 52)",
+    ),
+    Binding(
+        "w",
+        "save_json",
+        "Save",
+        id="save-json",
+        show=False,
+        tooltip="Save the tasks' JSON to a file",
+    ),
+    Binding("L", "toggle_log", "RPC log", id="toggle-log", tooltip="Show or hide the RPC log"),
+    Binding("A", "sort('age')", "Sort age", id="sort-age", show=False),
+    Binding("S", "sort('status')", "Sort status", id="sort-status", show=False),
+    Binding("T", "sort('tool')", "Sort tool", id="sort-tool", show=False),
+    Binding("U", "sort('last_change')", "Sort changed", id="sort-changed", show=False),
+    Binding("z", "toggle_zoom", "Zoom", id="zoom-detail", show=False),
+    Binding("question_mark", "toggle_help", "Keys", id="help", tooltip="Show every binding"),
+    Binding("q", "quit", "Quit", id="quit"),
+]
+
+LIST_BINDINGS: list[BindingType] = [
+    Binding("x", "app.cancel_tasks", "Cancel", id="cancel-task", tooltip="Cancel (asks first)"),
+    Binding("space", "app.toggle_mark", "Mark", id="mark-task", tooltip="Mark or unmark"),
+    Binding("ctrl+a", "app.mark_all", "Mark all", id="mark-all", show=False),
+    Binding(
+        "e",
+        "app.export_tasks",
+        "Export",
+        id="export-tasks",
+        show=False,
+        tooltip="Export JSON to a file",
+    ),
+    Binding(
+        "d", "app.forget_tasks", "Forget", id="forget-task", show=False, tooltip="Stop watching"
+    ),
+]
+
+ALL_BINDINGS: tuple[Binding, ...] = tuple(
+    binding for binding in (*APP_BINDINGS, *LIST_BINDINGS) if isinstance(binding, Binding)
+)
+"""For the README and the tests: every binding with its id."""

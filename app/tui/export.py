@@ -1,0 +1,82 @@
+"""The JSON taskscope copies, saves and exports for a set of watched tasks.
+
+`tasks_json` is what `y` copies and `w` saves: each task as the protocol names its fields plus
+the server's raw last state. `export_json` adds what only this client saw: the watch status,
+counters and timeline. Both are plain data; writing goes through `write_json`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from app.cli.render import task_json
+from app.tui.state import WatchedTask
+
+
+def watched_json(watched: WatchedTask) -> dict[str, Any]:
+    """One task as JSON: the normalized fields, the display status and the raw server state."""
+    document: dict[str, Any] = {"taskId": watched.task_id, "displayStatus": watched.status}
+    if watched.task is not None:
+        document.update(task_json(watched.task))
+        document["raw"] = watched.task.raw
+    if watched.tool_name and "toolName" not in document:
+        document["toolName"] = watched.tool_name
+    if watched.synchronous:
+        document["answeredSynchronously"] = True
+    if watched.cancel_requested:
+        document["cancelRequested"] = True
+    return document
+
+
+def tasks_json(tasks: Iterable[WatchedTask]) -> str:
+    """The tasks as indented JSON: one object for one task, a list for several."""
+    documents = [watched_json(watched) for watched in tasks]
+    value: Any = documents[0] if len(documents) == 1 else documents
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+def export_json(tasks: Iterable[WatchedTask], *, server: str, at: float) -> str:
+    """An export file: the server, the moment, and every task with its watch history."""
+    exported = []
+    for watched in tasks:
+        document = watched_json(watched)
+        document["watch"] = {
+            "firstSeen": watched.first_seen,
+            "lastChange": watched.last_change,
+            "polls": watched.polls,
+            "errors": watched.errors,
+            "lastError": watched.last_error,
+            "violation": watched.violation.reason if watched.violation else None,
+            "stopped": watched.stopped,
+            "timeline": [
+                {
+                    "at": entry.at,
+                    "kind": entry.kind,
+                    "source": entry.source,
+                    "status": entry.status,
+                    "detail": entry.detail,
+                    "diff": entry.diff.lines() if entry.diff else None,
+                }
+                for entry in watched.timeline
+            ],
+        }
+        exported.append(document)
+    envelope = {"server": server, "exportedAt": at, "tasks": exported}
+    return json.dumps(envelope, indent=2, ensure_ascii=False, default=str)
+
+
+def default_path(prefix: str, at: float) -> str:
+    """A file name in the working directory such as `taskscope-export-20261130-021500.json`."""
+    return f"{prefix}-{time.strftime('%Y%m%d-%H%M%S', time.localtime(at))}.json"
+
+
+def write_json(path: str, text: str) -> Path:
+    """Write `text` to `path` (user home expanded) and return where it went."""
+    target = Path(path).expanduser()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text + "\n", encoding="utf-8")
+    return target.resolve()

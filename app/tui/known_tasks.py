@@ -1,0 +1,90 @@
+"""The task ids taskscope watched per server, kept in the user's data directory across runs.
+
+On start the App adopts every id still listed for the server, so a restart resumes watching the
+live ones; ids the server no longer knows are shown once as expired or forgotten, then dropped.
+The file is small JSON (`known-tasks.json`); a broken file is treated as empty, never fatal.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+DATA_DIR_ENV = "TASKSCOPE_DATA_DIR"
+FILE_NAME = "known-tasks.json"
+MAX_TASKS_PER_SERVER = 500
+"""Oldest ids beyond this are dropped, so the file cannot grow without bound."""
+
+
+def data_dir() -> Path:
+    """`$TASKSCOPE_DATA_DIR`, else `$XDG_DATA_HOME/taskscope`, else `~/.local/share/taskscope`."""
+    explicit = os.environ.get(DATA_DIR_ENV)
+    if explicit:
+        return Path(explicit)
+    xdg = os.environ.get("XDG_DATA_HOME")
+    base = Path(xdg) if xdg else Path.home() / ".local" / "share"
+    return base / "taskscope"
+
+
+@dataclass(frozen=True, slots=True)
+class KnownTask:
+    """One remembered task: its id and, when known, the tool that created it."""
+
+    task_id: str
+    tool: str | None = None
+
+
+class KnownTasks:
+    """The remembered task ids of one server; every change is written through at once."""
+
+    def __init__(self, server_key: str, path: Path | None = None) -> None:
+        self.server_key = server_key
+        self.path = path or data_dir() / FILE_NAME
+
+    def load(self) -> list[KnownTask]:
+        """The ids remembered for this server, oldest first."""
+        entries = self._read().get(self.server_key, [])
+        known: list[KnownTask] = []
+        for entry in entries if isinstance(entries, list) else []:
+            if isinstance(entry, dict) and isinstance(entry.get("id"), str):
+                tool = entry.get("tool")
+                known.append(KnownTask(entry["id"], tool if isinstance(tool, str) else None))
+        return known
+
+    def remember(self, task_id: str, tool: str | None) -> None:
+        """Add (or refresh the tool of) one id."""
+        known = [entry for entry in self.load() if entry.task_id != task_id]
+        known.append(KnownTask(task_id, tool))
+        self._write(known[-MAX_TASKS_PER_SERVER:])
+
+    def drop(self, task_ids: set[str]) -> None:
+        """Forget ids (the user dismissed them, or the server no longer knows them)."""
+        known = self.load()
+        kept = [entry for entry in known if entry.task_id not in task_ids]
+        if len(kept) != len(known):
+            self._write(kept)
+
+    def _read(self) -> dict[str, Any]:
+        try:
+            document = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return document if isinstance(document, dict) else {}
+
+    def _write(self, known: list[KnownTask]) -> None:
+        document = self._read()
+        entries = [{"id": entry.task_id, "tool": entry.tool} for entry in known]
+        if entries:
+            document[self.server_key] = entries
+        else:
+            document.pop(self.server_key, None)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(
+            "w", encoding="utf-8", dir=self.path.parent, delete=False, suffix=".tmp"
+        ) as handle:
+            json.dump(document, handle, indent=1)
+        Path(handle.name).replace(self.path)

@@ -1,0 +1,96 @@
+"""Messages the engine worker posts to the App, and the batcher that paces them.
+
+Task events are deltas: they are batched (at most about four flushes a second) but never
+coalesced away. Frames for the RPC log are batched the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from typing import Generic, TypeVar
+
+from textual.message import Message
+
+from app.engine.connection import Frame
+from app.engine.events import TaskEvent
+from app.tui.source import SourceInfo
+
+T = TypeVar("T")
+
+FLUSH_INTERVAL_S = 0.25
+
+
+class TaskEventsArrived(Message):
+    """A batch of poller events, in order."""
+
+    def __init__(self, events: Sequence[TaskEvent]) -> None:
+        super().__init__()
+        self.events = tuple(events)
+
+
+class FramesArrived(Message):
+    """A batch of JSON-RPC frames for the RPC log."""
+
+    def __init__(self, frames: Sequence[Frame]) -> None:
+        super().__init__()
+        self.frames = tuple(frames)
+
+
+class SourceConnected(Message):
+    """The source is open; the header can show who the server is."""
+
+    def __init__(self, info: SourceInfo) -> None:
+        super().__init__()
+        self.info = info
+
+
+class SourceFailed(Message):
+    """The source could not be opened, or its poller stopped with an error."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__()
+        self.reason = reason
+
+
+class Batcher(Generic[T]):
+    """Collects items and hands them to `flush` in batches, at most once per `interval` seconds.
+
+    The first item after a quiet spell is flushed on the next loop turn, so a single event shows
+    at once; a burst is gathered until the interval has passed. Call from the event loop only.
+    """
+
+    def __init__(
+        self, flush: Callable[[list[T]], None], interval: float = FLUSH_INTERVAL_S
+    ) -> None:
+        self._flush = flush
+        self._interval = interval
+        self._items: list[T] = []
+        self._handle: asyncio.TimerHandle | asyncio.Handle | None = None
+        self._last_flush = float("-inf")
+
+    def add(self, item: T) -> None:
+        """Queue one item; schedules a flush if none is pending."""
+        self._items.append(item)
+        if self._handle is not None:
+            return
+        loop = asyncio.get_running_loop()
+        wait = self._last_flush + self._interval - loop.time()
+        if wait <= 0:
+            self._handle = loop.call_soon(self._run)
+        else:
+            self._handle = loop.call_later(wait, self._run)
+
+    def _run(self) -> None:
+        self._handle = None
+        self._last_flush = asyncio.get_running_loop().time()
+        items, self._items = self._items, []
+        if items:
+            self._flush(items)
+
+    def cancel(self) -> None:
+        """Drop anything queued and the pending flush."""
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+        self._items = []

@@ -1,0 +1,98 @@
+"""A task source that replays fixed events and frames: snapshots and demos with no server.
+
+It delivers its whole recording once when the App starts, then idles. It is read-only: creating,
+cancelling or answering raise `SourceUnavailable`, which the App shows as a notification.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+from app.engine.adapter import CreateOutcome
+from app.engine.connection import Frame
+from app.engine.events import TaskEvent
+from app.engine.models import InputRequest
+from app.tui.source import (
+    ConnectionState,
+    EventSink,
+    FrameSink,
+    SourceInfo,
+    SourceUnavailable,
+    ToolInfo,
+)
+
+READ_ONLY = "this is a recording: it cannot reach a server"
+
+
+class RecordedSource:
+    """A `TaskSource` that plays back `events` and `frames`, and lists `tools`."""
+
+    def __init__(
+        self,
+        info: SourceInfo,
+        events: Sequence[TaskEvent] = (),
+        frames: Sequence[Frame] = (),
+        tools: Sequence[ToolInfo] = (),
+    ) -> None:
+        self.info = info
+        self.events = tuple(events)
+        self.frames = tuple(frames)
+        self.tools = tuple(tools)
+        self.paused = False
+        self.polled: list[str] = []
+        self._on_event: EventSink | None = None
+        self._on_frame: FrameSink | None = None
+
+    async def connect(self, on_event: EventSink, on_frame: FrameSink) -> SourceInfo:
+        self._on_event, self._on_frame = on_event, on_frame
+        return self.info
+
+    async def run(self) -> None:
+        """Deliver the recording, then wait until cancelled."""
+        assert self._on_event is not None and self._on_frame is not None
+        for frame in self.frames:
+            self._on_frame(frame)
+        for event in self.events:
+            self._on_event(event)
+        await asyncio.Event().wait()
+
+    def connection_state(self) -> ConnectionState:
+        return "connected"
+
+    async def list_tools(self) -> Sequence[ToolInfo]:
+        return self.tools
+
+    async def create(
+        self, tool: str, arguments: dict[str, Any], *, ttl_ms: int | None, as_task: bool
+    ) -> CreateOutcome:
+        raise SourceUnavailable(READ_ONLY)
+
+    async def cancel(self, task_id: str) -> None:
+        raise SourceUnavailable(READ_ONLY)
+
+    async def list_tasks(self) -> int:
+        return 0
+
+    def adopt(self, task_id: str) -> bool:
+        raise SourceUnavailable(READ_ONLY)
+
+    def forget(self, task_id: str) -> bool:
+        return True
+
+    def poll_now(self, task_id: str) -> bool:
+        self.polled.append(task_id)
+        return False
+
+    def set_paused(self, paused: bool) -> None:
+        self.paused = paused
+
+    async def answer(self, request: InputRequest, response: dict[str, Any]) -> None:
+        raise SourceUnavailable(READ_ONLY)
+
+    def staged_answer(self, request: InputRequest) -> dict[str, Any] | None:
+        return None
+
+    async def close(self) -> None:
+        return None

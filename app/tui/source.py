@@ -1,0 +1,116 @@
+"""What the App drives: a task source, live (a server) or recorded (fixed events for snapshots).
+
+The App never talks to a connection, adapter or poller directly; it holds one `TaskSource` and
+calls these verbs from its workers, so tests can swap the engine for a static one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from app.engine.adapter import CreateOutcome, TasksCapabilities
+from app.engine.connection import Frame
+from app.engine.events import TaskEvent
+from app.engine.models import InputRequest
+
+TaskSupport = Literal["forbidden", "optional", "required"]
+ConnectionState = Literal["connecting", "connected", "closed", "failed"]
+
+EventSink = Callable[[TaskEvent], None]
+FrameSink = Callable[[Frame], None]
+
+
+@dataclass(frozen=True, slots=True)
+class SourceInfo:
+    """Who the server is, how we reach it and which tasks wire it speaks (for the header)."""
+
+    server_name: str
+    server_version: str
+    transport: str
+    protocol_version: str
+    capabilities: TasksCapabilities
+    label: str
+    server_key: str
+    """Identifies the server across runs (its URL or command line); keys the known-task store."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolInfo:
+    """One tool from `tools/list`: what the picker and the arguments form need."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    task_support: TaskSupport | None
+    """Legacy `execution.taskSupport` (absent means forbidden); None on the extension wire."""
+
+    @classmethod
+    def from_wire(cls, tool: dict[str, Any], *, legacy: bool) -> ToolInfo:
+        """Read one `tools/list` entry leniently (missing fields become empty)."""
+        schema = tool.get("inputSchema")
+        execution = tool.get("execution")
+        support = execution.get("taskSupport") if isinstance(execution, dict) else None
+        task_support: TaskSupport | None = None
+        if legacy:
+            task_support = support if support in ("optional", "required") else "forbidden"
+        description = tool.get("description")
+        return cls(
+            name=str(tool.get("name", "")),
+            description=description if isinstance(description, str) else "",
+            input_schema=schema if isinstance(schema, dict) else {"type": "object"},
+            task_support=task_support,
+        )
+
+
+class SourceUnavailable(Exception):
+    """The source cannot do this (a recording cannot create tasks); the message says why."""
+
+
+class TaskSource(Protocol):
+    """The engine behind the App. Every coroutine runs on the App's event loop (in workers)."""
+
+    async def connect(self, on_event: EventSink, on_frame: FrameSink) -> SourceInfo:
+        """Open the source; events and frames go to the sinks from now on."""
+        ...
+
+    async def run(self) -> None:
+        """Poll (or replay) until cancelled."""
+        ...
+
+    def connection_state(self) -> ConnectionState: ...
+
+    async def list_tools(self) -> Sequence[ToolInfo]: ...
+
+    async def create(
+        self, tool: str, arguments: dict[str, Any], *, ttl_ms: int | None, as_task: bool
+    ) -> CreateOutcome:
+        """Call a tool as a task (watched at once) or plainly; a synchronous answer has no task."""
+        ...
+
+    async def cancel(self, task_id: str) -> None:
+        """Send `tasks/cancel`; legacy shows the server's cancelled task, extension polls on."""
+        ...
+
+    async def list_tasks(self) -> int:
+        """Import every page of `tasks/list` (legacy); the number of newly watched tasks."""
+        ...
+
+    def adopt(self, task_id: str) -> bool: ...
+
+    def forget(self, task_id: str) -> bool: ...
+
+    def poll_now(self, task_id: str) -> bool: ...
+
+    def set_paused(self, paused: bool) -> None: ...
+
+    async def answer(self, request: InputRequest, response: dict[str, Any]) -> None:
+        """Send one answer; raises when the server did not take it."""
+        ...
+
+    def staged_answer(self, request: InputRequest) -> dict[str, Any] | None:
+        """An answer typed earlier that the server has not acknowledged, to fill in again."""
+        ...
+
+    async def close(self) -> None: ...

@@ -1,0 +1,162 @@
+"""The two-line header: who the server is and how we speak to it, then what the list shows.
+
+Line one: server name and version, transport, negotiated protocol version, tasks wire with its
+declared verbs, connection state. Line two: task counts, paused, filter and sort. Server text
+(name, version) is sanitized; nothing is parsed as markup.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.style import Style
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from app.engine.adapter import TasksCapabilities
+from app.engine.sanitize import one_line
+from app.tui.formatting import theme_style
+from app.tui.source import ConnectionState, SourceInfo
+from app.tui.state import TasksSummary
+
+_MUTED = Style(dim=True)
+_BOLD = Style(bold=True)
+_STATE_STYLE: dict[str, str] = {
+    "connecting": "text-warning",
+    "connected": "text-success",
+    "closed": "text-error",
+    "failed": "text-error",
+}
+_STATE_GLYPH: dict[str, str] = {
+    "connecting": "◌",
+    "connected": "●",
+    "closed": "○",
+    "failed": "✗",
+}
+
+
+def verbs_text(capabilities: TasksCapabilities) -> str:
+    """The declared sub-capabilities in words, e.g. `call list cancel`."""
+    verbs = [
+        ("call", capabilities.tool_calls),
+        ("list", capabilities.list),
+        ("cancel", capabilities.cancel),
+        ("update", capabilities.update),
+        ("inline-result", capabilities.inline_result),
+    ]
+    return " ".join(name for name, declared in verbs if declared) or "no verbs"
+
+
+@dataclass(frozen=True, slots=True)
+class ListView:
+    """What the second line says about the list: shown count, filter, sort, pause."""
+
+    shown: int
+    paused: bool
+    filter_text: str
+    faults_only: bool
+    sort: str | None
+    descending: bool
+    marked: int
+
+
+@dataclass(frozen=True, slots=True)
+class HeaderState:
+    """Everything the header shows; replaced as a whole so the widget repaints once."""
+
+    info: SourceInfo | None
+    connection: ConnectionState
+    problem: str | None
+    summary: TasksSummary | None
+    view: ListView
+
+
+class HeaderBar(Static):
+    """The App's header; set `state` and it repaints."""
+
+    DEFAULT_CSS = """
+    HeaderBar {
+        height: 2;
+        padding: 0 1;
+    }
+    """
+
+    state: reactive[HeaderState | None] = reactive(None, init=False)
+
+    def watch_state(self) -> None:
+        self.update(self.header_text())
+
+    def _style(self, variable: str) -> Style:
+        return theme_style(self.app.theme_variables, variable, bold=True)
+
+    def header_text(self) -> Text:
+        """Both lines as one `Text`."""
+        state = self.state
+        if state is None:
+            return Text("taskscope", style=_BOLD)
+        text = Text("\n").join([self._server_line(state), self._list_line(state)])
+        text.no_wrap = True
+        text.overflow = "ellipsis"
+        return text
+
+    def _server_line(self, state: HeaderState) -> Text:
+        line = Text(no_wrap=True, overflow="ellipsis")
+        line.append("taskscope", _BOLD)
+        info = state.info
+        if info is None:
+            line.append("  connecting…", _MUTED)
+        else:
+            line.append("  ")
+            line.append(one_line(info.server_name or "unnamed server", 40), _BOLD)
+            line.append(" " + one_line(info.server_version, 20))
+            line.append(" · ", _MUTED)
+            line.append(info.transport)
+            line.append(" · ", _MUTED)
+            line.append(one_line(info.protocol_version, 20))
+            line.append(" · ", _MUTED)
+            capabilities = info.capabilities
+            line.append(f"{capabilities.wire} tasks", _BOLD)
+            if capabilities.wire != "none":
+                line.append(f" [{verbs_text(capabilities)}]", _MUTED)
+        line.append(" · ", _MUTED)
+        glyph = _STATE_GLYPH.get(state.connection, "·")
+        line.append(f"{glyph} {state.connection}", self._style(_STATE_STYLE[state.connection]))
+        if state.problem:
+            line.append("  ")
+            line.append(one_line(state.problem, 80), self._style("text-error"))
+        return line
+
+    def _list_line(self, state: HeaderState) -> Text:
+        line = Text(no_wrap=True, overflow="ellipsis")
+        view = state.view
+        summary = state.summary
+        total = summary.total if summary is not None else 0
+        noun = "task" if total == 1 else "tasks"
+        line.append(f"{view.shown} of {total} {noun}" if view.shown != total else f"{total} {noun}")
+        if summary is not None:
+            for status in ("working", "input_required", "completed", "failed", "cancelled"):
+                count = summary.by_status.get(status, 0)
+                if count:
+                    word = "input" if status == "input_required" else status
+                    line.append(f" · {count} {word}", _MUTED)
+            gone = summary.by_status.get("expired", 0) + summary.by_status.get("forgotten", 0)
+            if gone:
+                line.append(f" · {gone} gone", _MUTED)
+            if summary.input_waiting:
+                line.append(f"  ✉ {summary.input_waiting} waiting", self._style("text-warning"))
+            if summary.erroring:
+                line.append(f"  ⚠ {summary.erroring} erroring", self._style("text-error"))
+        if view.marked:
+            line.append(f"  ▸ {view.marked} marked", self._style("text-accent"))
+        if view.paused:
+            line.append("  ⏸ polling paused", self._style("text-warning"))
+        if view.faults_only:
+            line.append("  faults only", self._style("text-warning"))
+        if view.filter_text:
+            line.append("  filter: ", _MUTED)
+            line.append(one_line(view.filter_text, 40))
+        if view.sort is not None:
+            arrow = "↓" if view.descending else "↑"
+            line.append(f"  sort: {view.sort}{arrow}", _MUTED)
+        return line
