@@ -186,7 +186,8 @@ def build_parser() -> ArgumentParser:
     add_watch_flags(call)
     add_input_flags(call)
 
-    groups.add_parser("demo", help="open the TUI on the built-in demo server")
+    demo = groups.add_parser("demo", help="open the TUI on the built-in demo server")
+    demo.add_argument("--wire", choices=["legacy", "extension"], default=argparse.SUPPRESS)
     groups.add_parser("demo-server", help="run a built-in demo server", add_help=False)
     return parser
 

@@ -12,8 +12,9 @@ import asyncio
 import signal
 import sys
 from collections.abc import Sequence
+from typing import Literal
 
-from app.cli.args import parse
+from app.cli.args import option, options, parse
 from app.cli.output import ABORTED, EXIT_ABORTED, CliError, Output
 
 SHORT_HELP = """\
@@ -47,10 +48,61 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CliError as error:
         out.error(error)
         return error.exit_code
-    if namespace.group in (None, "demo"):
+    if namespace.group == "demo" or (namespace.group is None and _names_target(namespace)):
+        return _open_tui(namespace, out)
+    if namespace.group is None:
         sys.stdout.write(SHORT_HELP)
-        return 0
+        return _offer_demo(out)
     return asyncio.run(_run_aborting_on_signals(namespace, out))
+
+
+def _names_target(namespace: argparse.Namespace) -> bool:
+    """Whether any target flag was given (then plain `taskscope` opens the full-screen UI)."""
+    return any(option(namespace, name) for name in ("url", "command", "config", "demo"))
+
+
+def _open_tui(namespace: argparse.Namespace, out: Output) -> int:
+    """Open the full-screen UI on the flags' target, or on the demo for `taskscope demo`."""
+    from app.cli.target import target_from_args
+    from app.engine.targets import Target, demo_target
+    from app.tui.run import TuiOptions, run_tui
+
+    wire = option(namespace, "wire")
+    expected: Literal["legacy", "extension"] | None = (
+        "extension" if wire == "extension" else "legacy" if wire == "legacy" else None
+    )
+    target: Target
+    try:
+        if namespace.group == "demo":
+            target = demo_target(expected or "legacy")
+        else:
+            target = target_from_args(namespace)
+    except CliError as error:
+        out.error(error)
+        return error.exit_code
+    era = option(namespace, "era")
+    return run_tui(
+        TuiOptions(
+            target,
+            era="legacy" if era == "legacy" else "modern" if era == "modern" else "auto",
+            expected_wire=expected,
+            redact=options(namespace, "redact"),
+            roots=options(namespace, "root"),
+        )
+    )
+
+
+def _offer_demo(out: Output) -> int:
+    """On a terminal, offer to open the demo right away; elsewhere just the help (exit 0)."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return 0
+    try:
+        answer = input("\nOpen the built-in demo now? [y/N] ")
+    except (EOFError, KeyboardInterrupt):
+        return 0
+    if answer.strip().lower() not in ("y", "yes"):
+        return 0
+    return _open_tui(parse(["demo"]), out)
 
 
 async def _run_aborting_on_signals(namespace: argparse.Namespace, out: Output) -> int:
