@@ -848,3 +848,11 @@ def test_a_server_that_goes_away_ends_the_watch_as_unreachable(hostile: tuple[st
     assert run.document["outcome"] == "unreachable"
     assert run.document["task"]["status"] == "working"
     assert time.monotonic() - started < 15  # no long error backoff against a dead connection
+
+
+def test_a_tool_that_needs_a_task_names_the_missing_extension(extension_url: str) -> None:
+    run = run_cli("tools", "call", "--url", extension_url, "--tool-name", "migrate_database")
+    assert run.code == 1
+    assert run.error["code"] == "RPC_ERROR"
+    assert run.error["details"]["code"] == -32021
+    assert "--task" in run.error["details"]["hint"]

@@ -13,7 +13,7 @@ import pytest
 from app.cli.answers import load_answers, parse_answers, response_problems
 from app.cli.args import parse
 from app.cli.output import CliError, Output, readable_error, safe_json
-from app.cli.prompts import PromptClosed, Prompter, describe_host
+from app.cli.prompts import PromptClosed, Prompter, TerminalLines, describe_host
 from app.cli.responder import InvalidAnswer, Responder, interactive_allowed, root_entries
 from app.cli.target import target_from_args
 from app.cli.watch import WatchReport, outcome_of_stop
@@ -337,3 +337,19 @@ def test_stop_details_map_to_outcomes_and_exit_codes(detail: str, outcome: str, 
     assert outcome_of_stop(detail) == outcome
     assert WatchReport(outcome, "t").exit_code == code
     assert WatchReport("aborted", "t").exit_code == 130
+
+
+def test_terminal_lines_read_straight_from_a_descriptor() -> None:
+    import os
+
+    read_end, write_end = os.pipe()
+    os.write(write_end, "first\nsecönd\nrest".encode())
+    os.close(write_end)
+    lines = TerminalLines(read_end)
+    assert [lines.readline(), lines.readline(), lines.readline(), lines.readline()] == [
+        "first\n",
+        "secönd\n",
+        "rest",
+        "",
+    ]
+    os.close(read_end)
