@@ -1,0 +1,235 @@
+"""Recording format, recorder and player: pure logic, no server (the end-to-end runs are in
+test_record_e2e.py)."""
+
+from __future__ import annotations
+
+import io
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from app.engine.adapter import TasksCapabilities
+from app.engine.connection import Frame
+from app.engine.events import NextPoll, TaskEvent
+from app.engine.models import InputKind, InputRequest, Task
+from app.engine.recorder import Recorder, redactor_for
+from app.engine.recording import (
+    Action,
+    Header,
+    Opened,
+    RecordedEvent,
+    RecordedFrame,
+    SessionInfo,
+    decode,
+    event_line,
+    frame_line,
+)
+from app.engine.redact import REDACTED, Redactor
+from app.engine.replay import RecordingError, parse_recording, play, read_recording
+from app.engine.targets import url_target
+
+SECRET = "tok-9f8e7d6c5b4a"
+
+QUESTION = InputRequest(
+    key="approval",
+    kind=InputKind.FORM,
+    method="elicitation/create",
+    params={"message": "Approve?", "requestedSchema": {"type": "object", "properties": {}}},
+    wire="extension",
+    task_id="t-1",
+    message="Approve?",
+)
+
+TASK = Task(
+    task_id="t-1",
+    wire="extension",
+    status="input_required",
+    status_message="waiting",
+    created_at=datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC),
+    ttl_ms=60_000,
+    poll_interval_ms=500,
+    input_requests=(QUESTION,),
+    tool_name="deploy_release",
+    raw={"taskId": "t-1", "status": "input_required"},
+)
+
+INFO = SessionInfo(
+    server_name="demo",
+    server_version="1.0",
+    transport="http",
+    protocol_version="2026-07-28",
+    capabilities=TasksCapabilities(wire="extension", tool_calls=True, cancel=True, update=True),
+    label="http://127.0.0.1:1/mcp",
+    server_key="url:http://127.0.0.1:1/mcp",
+)
+
+
+def a_frame(at: float = 100.0) -> Frame:
+    return Frame(
+        direction="in",
+        message={"jsonrpc": "2.0", "id": 3, "result": {"taskId": "t-1"}},
+        raw='{"jsonrpc":"2.0","id":3,"result":{"taskId":"t-1"}}',
+        at=at,
+        method="tasks/get",
+        rpc_id=3,
+        task_id="t-1",
+        reason="poll",
+        latency_ms=12.5,
+        http_status=200,
+        headers={"content-type": "application/json"},
+        error=None,
+    )
+
+
+def an_event(kind: str = "transition", at: float = 101.0) -> TaskEvent:
+    return TaskEvent(
+        kind=kind,  # type: ignore[arg-type]
+        task_id="t-1",
+        task=TASK,
+        at=at,
+        source="poll",
+        detail="why",
+        previous_status="working",
+        input_request=QUESTION,
+        next_poll=NextPoll(due=7.0, delay=0.5, term="server"),
+        frame={"bad": True},
+    )
+
+
+def test_a_frame_survives_the_round_trip() -> None:
+    entry = decode(json.loads(json.dumps(frame_line(a_frame()))))
+    assert entry == RecordedFrame(100.0, a_frame())
+
+
+def test_an_event_survives_the_round_trip_with_its_task_and_question() -> None:
+    entry = decode(json.loads(json.dumps(event_line(an_event()))))
+    assert isinstance(entry, RecordedEvent)
+    event = entry.event
+    assert event.task == TASK and event.input_request == QUESTION
+    assert (event.kind, event.detail, event.previous_status, event.frame) == (
+        "transition",
+        "why",
+        "working",
+        {"bad": True},
+    )
+    # `due` is a live monotonic time; the replayed one is the wall-clock estimate.
+    assert event.next_poll == NextPoll(due=101.5, delay=0.5, term="server")
+
+
+def test_recorder_writes_header_session_frames_events_and_actions_flushed() -> None:
+    sink = io.StringIO()
+    recorder = Recorder(Redactor(), sink, face="cli", command="tasks watch", clock=lambda: 50.0)
+    recorder.opened(INFO)
+    recorder.frame(a_frame())
+    seen: list[TaskEvent] = []
+    recorder.tee(seen.append)(an_event())
+    recorder.action("cancel", "t-1")
+    lines = [json.loads(line) for line in sink.getvalue().splitlines()]
+    assert [line["type"] for line in lines] == ["header", "session", "frame", "event", "action"]
+    assert lines[0]["format"] == "taskscope-recording" and lines[0]["command"] == "tasks watch"
+    assert seen == [an_event()]
+    recording = parse_recording(sink.getvalue().splitlines())
+    assert recording.info == INFO
+    assert recording.problems == ()
+    assert recording.task_ids == ["t-1"]
+    assert recording.actions == [Action(50.0, "cancel", "t-1", {})]
+
+
+def test_history_keeps_sessions_actions_and_events_but_not_plain_polls() -> None:
+    recorder = Recorder(Redactor(), None, face="tui", clock=lambda: 1.0)
+    recorder.opened(INFO)
+    recorder.frame(a_frame())
+    recorder.event(an_event("polled"))
+    recorder.event(an_event("transition"))
+    recorder.action("answer", "t-1", key="approval", response={"action": "accept"})
+    kinds = [type(entry).__name__ for entry in recorder.history()]
+    assert kinds == ["Opened", "RecordedEvent", "Action"]
+
+
+def test_secrets_are_redacted_everywhere_in_a_line_even_inside_results() -> None:
+    target = url_target("http://127.0.0.1:1/mcp", ["X-Api-Key: key-1234567"], SECRET, "streamable")
+    sink = io.StringIO()
+    recorder = Recorder(redactor_for(target, ["x-api-key"]), sink, face="cli")
+    echoed = TASK.model_copy(update={"result": {"echo": f"Bearer {SECRET} and key-1234567"}})
+    recorder.event(TaskEvent("result", "t-1", echoed, 5.0, "poll"))
+    recorder.action("answer", "t-1", response={"content": {"token": SECRET}})
+    text = sink.getvalue()
+    assert SECRET not in text and "key-1234567" not in text
+    assert text.count(REDACTED) == 3
+
+
+def test_a_write_failure_stops_recording_without_raising(tmp_path: Path) -> None:
+    path = tmp_path / "rec.ndjson"
+    recorder = Recorder.to_file(path, Redactor(), face="cli")
+    recorder._sink.close()  # type: ignore[union-attr]  # the file vanished under us
+    recorder.frame(a_frame())
+    assert recorder.failure is not None and "recording stopped" in recorder.failure
+
+
+def test_recorder_appends_and_the_reader_sees_both_sessions(tmp_path: Path) -> None:
+    path = tmp_path / "rec.ndjson"
+    for _ in range(2):
+        recorder = Recorder.to_file(path, Redactor(), face="cli")
+        recorder.frame(a_frame())
+        recorder.close()
+    recording = read_recording(path)
+    assert [type(entry) for entry in recording.entries] == [
+        Header,
+        RecordedFrame,
+        Header,
+        RecordedFrame,
+    ]
+
+
+def test_bad_lines_are_skipped_and_reported_and_a_cut_last_line_is_tolerated() -> None:
+    header = json.dumps({"type": "header", "at": 1, "format": "taskscope-recording", "version": 1})
+    frame = json.dumps(frame_line(a_frame()))
+    recording = parse_recording([header, "not json", '{"type": "weird", "at": 2}', "", frame[:30]])
+    assert recording.entries == (Header(1.0, ""),)
+    assert [problem.split(":")[0] for problem in recording.problems] == [
+        "line 2",
+        "line 3",
+        "line 5",
+    ]
+
+
+def test_a_file_without_a_header_or_a_newer_version_is_not_a_recording(tmp_path: Path) -> None:
+    with pytest.raises(RecordingError, match="no taskscope recording"):
+        parse_recording([json.dumps(frame_line(a_frame()))])
+    newer = {"type": "header", "at": 1, "format": "taskscope-recording", "version": 99}
+    with pytest.raises(RecordingError):
+        parse_recording([json.dumps(newer)])
+    with pytest.raises(RecordingError, match="cannot read"):
+        read_recording(tmp_path / "missing.ndjson")
+
+
+async def test_play_waits_the_recorded_gaps_divided_by_speed_and_skips_session_gaps() -> None:
+    entries = [
+        Header(0.0, "cli"),
+        Opened(10.0, INFO),
+        RecordedFrame(10.0, a_frame(10.0)),
+        RecordedEvent(12.0, an_event(at=12.0)),
+        Header(500.0, "cli"),
+        RecordedFrame(501.0, a_frame(501.0)),
+    ]
+    slept: list[float] = []
+    delivered: list[str] = []
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+
+    await play(
+        entries,
+        lambda frame: delivered.append(f"frame {frame.at:g}"),
+        lambda event: delivered.append(f"event {event.at:g}"),
+        speed=4,
+        sleep=sleep,
+    )
+    assert delivered == ["frame 10", "event 12", "frame 501"]
+    assert slept == [0.5]  # (12 - 10) / 4; the 488 s before the second session is skipped
+
+    slept.clear()
+    await play(entries, lambda _f: None, lambda _e: None, speed=None, sleep=sleep)
+    assert slept == []
