@@ -31,7 +31,7 @@ class FakeSubmit:
 class InputHost(App[None]):
     """Pushes the screen `make_screen` builds on mount; `results` gets what it dismissed with."""
 
-    def __init__(self, make_screen: Callable[[], Screen[Any]]) -> None:
+    def __init__(self, make_screen: Callable[[], Screen[Any]] | None) -> None:
         super().__init__()
         self.make_screen = make_screen
         self.results: list[Any] = []
@@ -40,7 +40,8 @@ class InputHost(App[None]):
         yield Static("host app")
 
     def on_mount(self) -> None:
-        self.push_screen(self.make_screen(), self.results.append)
+        if self.make_screen is not None:
+            self.push_screen(self.make_screen(), self.results.append)
 
 
 def form_request(

@@ -96,7 +96,8 @@ def _number(value: float) -> str:
 def initial_raw(field: FieldSpec, value: Any) -> RawValue:
     """A JSON value (a default or a kept answer) as the raw value its widget starts with."""
     if value is None:
-        return False if field.kind == "boolean" else None
+        empty: dict[str, RawValue] = {"boolean": False, "multi": [], "choice": None}
+        return empty.get(field.kind, "")
     if field.kind == "boolean":
         return bool(value)
     if field.kind == "multi":
@@ -206,7 +207,7 @@ class InputForm(AnswerModal):
     def compose(self) -> ComposeResult:
         with Vertical(id="input-body", classes="input-form"):
             yield from self.compose_header()
-            with VerticalScroll(id="form-fields"):
+            with VerticalScroll(id="form-fields", can_focus=False):
                 for index, spec in enumerate(self.spec.fields):
                     yield from self._compose_field(index, spec)
             yield from self.compose_footer(FORM_BUTTONS, FORM_KEYS)

@@ -68,35 +68,34 @@ class InputSampling(AnswerModal):
         params = self.request.params
         with Vertical(id="input-body", classes="input-sampling"):
             yield from self.compose_header()
-            with VerticalScroll(id="sampling-scroll"):
+            with VerticalScroll(id="sampling-request"):
                 yield from self._compose_request(params)
-                with Vertical(classes="sampling-section"):
-                    yield Static("Assistant reply *", classes="sampling-label")
-                    yield TextArea(id="sampling-reply", soft_wrap=True, tab_behavior="focus")
-                with Horizontal(id="sampling-options", classes="sampling-section"):
-                    with Vertical():
-                        yield Static("Model name", classes="sampling-label")
-                        yield Input(DEFAULT_MODEL, id="sampling-model")
-                    with Vertical():
-                        yield Static("Stop reason", classes="sampling-label")
-                        yield Select(
-                            [(reason, reason) for reason in STOP_REASONS],
-                            value=STOP_REASONS[0],
-                            allow_blank=False,
-                            id="sampling-stop",
-                        )
+            with Vertical(classes="sampling-section"):
+                yield Static("Assistant reply *", classes="sampling-label")
+                yield TextArea(id="sampling-reply", soft_wrap=True, tab_behavior="focus")
+            with Horizontal(id="sampling-options", classes="sampling-section"):
+                yield Static("Model ", classes="sampling-label")
+                yield Input(DEFAULT_MODEL, id="sampling-model", compact=True)
+                yield Static("  Stop reason ", classes="sampling-label")
+                yield Select(
+                    [(reason, reason) for reason in STOP_REASONS],
+                    value=STOP_REASONS[0],
+                    allow_blank=False,
+                    compact=True,
+                    id="sampling-stop",
+                )
             yield from self.compose_footer(SAMPLING_BUTTONS, SAMPLING_KEYS)
 
     def _compose_request(self, params: dict[str, Any]) -> ComposeResult:
         system = params.get("systemPrompt")
         if system:
-            yield Static("System prompt", classes="sampling-label sampling-section")
+            yield Static("System prompt", classes="sampling-label")
             yield Static(
                 safe_text(system, allow_newlines=True, max_len=TEXT_MAX_CHARS),
                 id="sampling-system",
             )
         messages = params.get("messages")
-        yield Static("Messages", classes="sampling-label sampling-section")
+        yield Static("Messages", classes="sampling-label" + (" sampling-section" if system else ""))
         shown = [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
         conversation = Text()
         for message in shown:

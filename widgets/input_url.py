@@ -70,10 +70,10 @@ class InputUrl(AnswerModal):
     def compose(self) -> ComposeResult:
         with Vertical(id="input-body", classes="input-url"):
             yield from self.compose_header()
-            url_line = Text("URL:  ", style="bold")
+            url_line = Text.assemble(("URL:  ", "bold"))
             url_line.append(clean_text(self.url, max_len=URL_MAX_CHARS) or "(none given)")
             yield Static(url_line, id="url-full", classes="url-line")
-            host_line = Text("Host: ", style="bold")
+            host_line = Text.assemble(("Host: ", "bold"))
             host_line.append(describe_host(self.url))
             yield Static(host_line, id="url-host")
             yield Static(Text(self._notice()), id="url-notice", classes="url-warning")
