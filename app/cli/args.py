@@ -33,6 +33,10 @@ exit codes: 0 ok / completed, 1 failed, cancelled, expired, unreachable or error
 
 --trace-frames FILE writes every JSON-RPC frame in and out as one JSON object per line
 (secrets redacted), for debugging a server or counting polls.
+
+--record FILE appends every frame, task event and user action to FILE as NDJSON (secrets
+redacted), for `taskscope replay FILE` and `taskscope tasks export --from-recording FILE`.
+--readonly never sends a create, call, cancel or answer: such a command exits 1 (READONLY).
 """
 
 
@@ -78,6 +82,21 @@ def add_target_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--trace-frames", default=suppress, metavar="FILE", help="write JSON-RPC frames as NDJSON"
     )
+    add_recording_flags(group)
+
+
+def add_recording_flags(group: argparse._ActionsContainer) -> None:
+    """`--record FILE` and `--readonly`, for the headless commands and the full-screen UI."""
+    suppress = argparse.SUPPRESS
+    group.add_argument(
+        "--record", default=suppress, metavar="FILE", help="append frames and events as NDJSON"
+    )
+    group.add_argument(
+        "--readonly",
+        action="store_true",
+        default=suppress,
+        help="never send a create, call, cancel or answer",
+    )
 
 
 def add_input_flags(parser: argparse.ArgumentParser) -> None:
@@ -118,6 +137,17 @@ def add_watch_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def positive_float(text: str) -> float:
+    """An argparse type: a number above zero."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be above zero: {text!r}")
+    return value
+
+
 def positive_int(text: str) -> int:
     """An argparse type: a whole number above zero."""
     try:
@@ -138,7 +168,7 @@ def build_parser() -> ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_target_flags(parser)
-    groups = parser.add_subparsers(dest="group", metavar="{tasks,tools,demo,demo-server}")
+    groups = parser.add_subparsers(dest="group", metavar="{tasks,tools,demo,replay,demo-server}")
 
     def leaf(
         sub: argparse._SubParsersAction[ArgumentParser], name: str, text: str
@@ -162,6 +192,10 @@ def build_parser() -> ArgumentParser:
     ):
         leaf(tasks, verb, text).add_argument("--task-id", required=True)
     leaf(tasks, "list", "List the server's tasks (legacy wire only).")
+    export = leaf(tasks, "export", "Export tasks' lives from a recording as Markdown or JSON.")
+    export.add_argument("--task-id", action="append", required=True, help="repeat for several")
+    export.add_argument("--from-recording", required=True, metavar="FILE")
+    export.add_argument("--format", choices=["md", "json"], default="md")
     update = leaf(tasks, "update", "Answer a task's input requests (extension wire only).")
     update.add_argument("--task-id", required=True)
     update.add_argument(
@@ -188,6 +222,12 @@ def build_parser() -> ArgumentParser:
 
     demo = groups.add_parser("demo", help="open the TUI on the built-in demo server")
     demo.add_argument("--wire", choices=["legacy", "extension"], default=argparse.SUPPRESS)
+    add_recording_flags(demo)
+    replay = groups.add_parser("replay", help="open the TUI on a recording (no server, read-only)")
+    replay.add_argument("file", metavar="FILE")
+    pace = replay.add_mutually_exclusive_group()
+    pace.add_argument("--speed", type=positive_float, default=1.0, metavar="N")
+    pace.add_argument("--instant", action="store_true", help="show the final state at once")
     groups.add_parser("demo-server", help="run a built-in demo server", add_help=False)
     return parser
 
@@ -211,6 +251,11 @@ def option(namespace: argparse.Namespace, name: str) -> str | None:
     """A suppressed-default string flag: its value, or None when it was not given."""
     value = getattr(namespace, name, None)
     return value if isinstance(value, str) else None
+
+
+def flag(namespace: argparse.Namespace, name: str) -> bool:
+    """A suppressed-default boolean flag: True only when it was given."""
+    return getattr(namespace, name, False) is True
 
 
 def options(namespace: argparse.Namespace, name: str) -> list[str]:

@@ -7,6 +7,7 @@ from typing import Any
 from app.cli.output import (
     CONNECTION_FAILED,
     PROTOCOL_VIOLATION,
+    READONLY,
     RPC_ERROR,
     TASK_UNKNOWN_OR_EXPIRED,
     TASKS_UNSUPPORTED,
@@ -14,6 +15,7 @@ from app.cli.output import (
 )
 from app.engine.adapter import TaskUnknown, VerbUnsupported
 from app.engine.connection import RpcError, TransportError
+from app.engine.guard import ReadOnlyRefused
 from app.engine.models import TASKS_EXTENSION, ProtocolViolation
 
 LEGACY_SESSION_HINT = (
@@ -45,6 +47,10 @@ def cli_error(exc: BaseException, *, wire: str = "none", task_id: str | None = N
         return exc
     if isinstance(exc, TaskUnknown):
         return unknown_task_error(exc.task_id, exc.detail, wire)
+    if isinstance(exc, ReadOnlyRefused):
+        return CliError(
+            READONLY, str(exc), {"verb": exc.verb, "taskId": exc.task_id, "sent": False}
+        )
     if isinstance(exc, VerbUnsupported):
         return CliError(
             TASKS_UNSUPPORTED,

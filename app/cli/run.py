@@ -13,7 +13,8 @@ from app.cli import commands
 from app.cli.answers import AnswerBook, load_answers
 from app.cli.args import DEFAULT_DURATION_MS, option, options
 from app.cli.errors import cli_error
-from app.cli.output import Output
+from app.cli.export import tasks_export
+from app.cli.output import CliError, Output
 from app.cli.prompts import Prompter, TerminalLines
 from app.cli.responder import Responder, interactive_allowed, root_entries
 from app.cli.session import Session, open_session
@@ -22,6 +23,12 @@ from app.cli.watch import WatchBounds
 
 async def run_command(namespace: argparse.Namespace, out: Output) -> int:
     """Open the session and run the verb; errors become their error document and exit code."""
+    if namespace.group == "tasks" and namespace.verb == "export":
+        try:
+            return tasks_export(namespace, out)
+        except CliError as refused:
+            out.error(refused)
+            return refused.exit_code
     wire = "none"
     task_id: str | None = getattr(namespace, "task_id", None)
     try:

@@ -1,5 +1,8 @@
 """One command's connection: open it, resolve the wire, check `--wire`, trace frames, close it.
 
+The adapter is wrapped in the engine's guard, which journals mutating verbs to the `--record`
+recorder and refuses them under `--readonly`.
+
 Every headless command runs on exactly one connection (legacy servers bind tasks to the session).
 """
 
@@ -12,14 +15,17 @@ from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from typing import Any
 
-from app.cli.args import option, options
+from app.cli.args import flag, option, options
 from app.cli.errors import cli_error
 from app.cli.output import CONNECTION_FAILED, TASKS_WIRE_MISMATCH, CliError
+from app.cli.record import open_recorder
 from app.cli.target import target_from_args
 from app.cli.trace import FrameTrace
 from app.engine.adapter import TasksCapabilities
 from app.engine.adapters import WireAdapter, make_adapter
 from app.engine.connection import Connection, RpcError, ServerInfo, TransportError
+from app.engine.guard import GuardedAdapter
+from app.engine.recorder import Recorder, session_info
 
 CLOSE_TIMEOUT_S = 5.0
 
@@ -31,6 +37,8 @@ class Session:
     connection: Connection
     adapter: WireAdapter
     info: ServerInfo
+    recorder: Recorder | None = None
+    readonly: bool = False
 
     @property
     def capabilities(self) -> TasksCapabilities:
@@ -47,6 +55,8 @@ async def open_session(namespace: argparse.Namespace) -> AsyncIterator[Session]:
     target = target_from_args(namespace)
     trace_path = option(namespace, "trace_frames")
     trace = FrameTrace(trace_path) if trace_path else None
+    recorder = open_recorder(namespace, target, "cli")
+    readonly = flag(namespace, "readonly")
     era = option(namespace, "era") or "auto"
     connection = Connection(
         target,
@@ -55,6 +65,8 @@ async def open_session(namespace: argparse.Namespace) -> AsyncIterator[Session]:
     )
     if trace is not None:
         connection.add_frame_listener(trace.write)
+    if recorder is not None:
+        connection.add_frame_listener(recorder.frame)
     try:
         try:
             info = await connection.open()
@@ -64,9 +76,11 @@ async def open_session(namespace: argparse.Namespace) -> AsyncIterator[Session]:
                 f"could not connect to {target.label}",
                 {"reason": str(exc), **_details(exc)},
             ) from exc
-        adapter = make_adapter(connection)
+        adapter = GuardedAdapter(make_adapter(connection), readonly=readonly, recorder=recorder)
+        if recorder is not None:
+            recorder.opened(session_info(info, adapter.capabilities, target, readonly=readonly))
         try:
-            session = Session(connection, adapter, info)
+            session = Session(connection, adapter, info, recorder, readonly)
             check_wire(option(namespace, "wire"), session)
             yield session
         finally:
@@ -77,6 +91,8 @@ async def open_session(namespace: argparse.Namespace) -> AsyncIterator[Session]:
             await asyncio.wait_for(asyncio.shield(connection.close()), CLOSE_TIMEOUT_S)
         if trace is not None:
             trace.close()
+        if recorder is not None:
+            recorder.close()
 
 
 def check_wire(expected: str | None, session: Session) -> None:

@@ -2,7 +2,8 @@
 
 Transitions go to stderr as they happen; stdout gets one envelope `{"outcome", "wire", "taskId",
 "task"}` however the watch ends. Exit codes: 0 completed (also with `isError`), 1 failed, cancelled,
-expired or unreachable, 6 input needed that this run could not answer, 7 timeout, 130 aborted.
+expired, unreachable or an answer refused by `--readonly` (outcome "readonly"), 6 input needed
+that this run could not answer, 7 timeout, 130 aborted.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.cli.errors import LEGACY_SESSION_HINT
+from app.cli.errors import LEGACY_SESSION_HINT, cli_error
 from app.cli.output import (
     EXIT_ABORTED,
     EXIT_FAILURE,
@@ -25,6 +26,7 @@ from app.cli.render import event_line, input_json, task_json
 from app.cli.responder import InvalidAnswer, Responder
 from app.cli.session import Session
 from app.engine.events import TaskEvent
+from app.engine.guard import ReadOnlyRefused
 from app.engine.models import InputRequest, Task
 from app.engine.poller import Poller
 from app.engine.sanitize import clean_text
@@ -38,6 +40,7 @@ OUTCOME_EXIT: dict[str, int] = {
     "input-required": EXIT_INPUT_NEEDED,
     "timeout": EXIT_TIMEOUT,
     "aborted": EXIT_ABORTED,
+    "readonly": EXIT_FAILURE,
 }
 
 
@@ -102,9 +105,12 @@ class TaskWatch:
         self.responder = responder
         self.out = out
         self.events: asyncio.Queue[TaskEvent | None] = asyncio.Queue()
+        sink: Callable[[TaskEvent], None] = self.events.put_nowait
+        if session.recorder is not None:
+            sink = session.recorder.tee(sink)
         self.poller = Poller(
             session.adapter,
-            self.events.put_nowait,
+            sink,
             user_min_ms=bounds.user_min_ms,
             duration_s=bounds.duration_s,
             max_input_rounds=bounds.max_input_rounds,
@@ -218,4 +224,9 @@ class TaskWatch:
             )
             return
         self.out.note(f"answering {clean_text(request.method)} from {reply.source}")
-        await self.poller.answer(request, reply.response)
+        if not await self.poller.answer(request, reply.response) and self.session.readonly:
+            error = cli_error(ReadOnlyRefused("answer", request.task_id))
+            self.out.error(error)
+            self._finish(
+                WatchReport("readonly", self.task_id, self.last_task, error.message, [request])
+            )

@@ -296,7 +296,7 @@ def _step_detail(step: LifeStep) -> str:
 
 def _created(life: TaskLife) -> str:
     if life.final is not None and life.final.created_at is not None:
-        return life.final.created_at.isoformat()
+        return _iso(life.final.created_at.timestamp())
     return _iso(life.started_at) if life.started_at is not None else "—"
 
 

@@ -17,7 +17,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from app.engine.connection import Frame
+from app.engine.adapter import TasksCapabilities
+from app.engine.connection import Frame, ServerInfo
 from app.engine.events import TaskEvent
 from app.engine.recording import (
     BadLine,
@@ -40,6 +41,29 @@ HISTORY_CAP = 20_000
 """How many history entries (non-poll events, actions) are kept in memory for export."""
 
 EventSink = Callable[[TaskEvent], None]
+
+
+def server_key(target: Target) -> str:
+    """A stable name for a server across runs: its URL, or its command line."""
+    if isinstance(target, HttpTarget):
+        return f"url:{target.url}"
+    return "command:" + " ".join(target.command)
+
+
+def session_info(
+    info: ServerInfo, capabilities: TasksCapabilities, target: Target, *, readonly: bool
+) -> SessionInfo:
+    """What a `session` line records about an open connection."""
+    return SessionInfo(
+        server_name=info.name,
+        server_version=info.version,
+        transport=info.transport,
+        protocol_version=info.protocol_version,
+        capabilities=capabilities,
+        label=target.label,
+        server_key=server_key(target),
+        readonly=readonly,
+    )
 
 
 def redactor_for(target: Target, names: Sequence[str] = ()) -> Redactor:
