@@ -416,9 +416,10 @@ class TaskscopeApp(App[int]):
         )
         request = await self.push_screen_wait(form)
         if request is not None:
-            await self._create(request)
+            await self.create_task(request)
 
-    async def _create(self, request: CreateRequest) -> None:
+    async def create_task(self, request: CreateRequest) -> None:
+        """Run one tool call; a task is watched, a synchronous answer becomes a finished row."""
         try:
             outcome = await self.source.create(
                 request.tool, request.arguments, ttl_ms=request.ttl_ms, as_task=request.as_task
@@ -512,10 +513,12 @@ class TaskscopeApp(App[int]):
                 "This server has no tasks/list; press a to adopt a task id.", severity="warning"
             )
             return
+        self._dismissed &= self._synthetic
         self._import_list(quiet=False)
 
     @work(group="actions", exit_on_error=False, name="tasks/list")
     async def _import_list(self, quiet: bool) -> None:
+        """Watch every task the server lists (an explicit `l` brings back forgotten ones too)."""
         try:
             count = await self.source.list_tasks()
         except Exception as exc:
