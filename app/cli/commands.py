@@ -259,8 +259,6 @@ async def answering(session: Session, responder: Responder, call: Awaitable[T]) 
     helpers: set[asyncio.Task[None]] = set()
 
     async def handle(request: InputRequest) -> None:
-        # Let the adapter start waiting on the request it just announced before answering it.
-        await asyncio.sleep(0)
         try:
             reply = await responder.reply(request)
         except InvalidAnswer as exc:
