@@ -1,0 +1,342 @@
+"""The hostile server's misbehaviour modes: each one a function that perturbs one thing.
+
+A mode sees every frame the core is about to send (`Exchange`) and may change its content, add
+frames around it, pick an HTTP status, or turn it into silence, a dropped connection or a killed
+process. Modes are switched on per run with `--mode NAME` (several may be combined).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from email.utils import formatdate
+from typing import Any
+
+from app.demo.hostile_core import TERMINAL, HostileServer, Outgoing
+from app.demo.hostile_core import Exchange as Exchange
+
+ESCAPES = (
+    "\x1b[31mred\x1b[0m \x1b]0;pwned title\x07 \x1b]8;;https://evil.example/\x1b\\link\x1b]8;;\x1b\\"
+    " \x1b]52;c;ZXZpbA==\x07\x1b[2J\x1b[H"
+)
+MARKUP = "[bold red]loud[/bold red] [link=https://evil.example]click[/link]"
+CONTROLS = "bell\x07 back\x08 nul\x00 cr\r del\x7f csi\x9b31m"
+BIDI = "\u202egnirts desrever\u202c \u2066isolate\u2069 zero\u200bwidth"
+HOSTILE_TEXT = f" {ESCAPES} {MARKUP} {CONTROLS} {BIDI}"
+"""Appended to every human-readable string the server sends in the `escapes` mode."""
+HOSTILE_ID = "\x1b[7m[b]\u202e"
+"""Appended to every task id in the `escapes` mode."""
+
+HUGE_MESSAGE_CHARS = 1_000_000
+DEEP_LEVELS = 1000
+INVALID_UTF8 = b'"bad \xff\xfe bytes \xc3\x28 caf\xc3\xa9 \xed\xa0\x80 lone \\ud800 end"'
+"""A JSON string literal with invalid UTF-8 bytes and a JSON-escaped lone surrogate."""
+RETRY_AFTER_S = 2
+RETRY_AFTER_DATE_S = 3
+MISBEHAVING_POLL = 2
+"""Which `tasks/get` of a task the one-shot transport modes (drop, kill, 429, 503) hit."""
+
+_TEXT_KEYS = frozenset(
+    {"name", "title", "description", "statusMessage", "message", "text", "summary", "instructions"}
+)
+_SPLICE_MARK = "\u2063hostile-splice\u2063"
+
+
+def huge_text() -> str:
+    """About 1 MB of text in lines of 100 characters, from BEGIN to END."""
+    line = "0123456789" * 9 + "abcdefghi\n"
+    body = line * (HUGE_MESSAGE_CHARS // len(line))
+    return "BEGIN " + body + " END"
+
+
+def deep_json(levels: int = DEEP_LEVELS) -> bytes:
+    """A JSON object nested `levels` deep, built as text (json.dumps would hit recursion)."""
+    return b'{"nested":' * levels + b'"bottom"' + b"}" * levels
+
+
+def _is_task_get(exchange: Exchange) -> bool:
+    return (
+        exchange.kind == "reply" and exchange.method == "tasks/get" and exchange.result is not None
+    )
+
+
+def _task_fields(exchange: Exchange) -> dict[str, Any] | None:
+    """The task object inside the frame (flat answer, nested create, or a status notification)."""
+    message = exchange.message
+    body = message.get("result") if exchange.kind == "reply" else message.get("params")
+    if not isinstance(body, dict):
+        return None
+    nested = body.get("task")
+    return nested if isinstance(nested, dict) else body
+
+
+# -- text ------------------------------------------------------------------------------------------
+
+
+def _decorate(value: Any, key: str | None = None) -> Any:
+    if isinstance(value, str):
+        return value + HOSTILE_TEXT if key in _TEXT_KEYS else value
+    if isinstance(value, dict):
+        return {k: _decorate(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_decorate(item, key) for item in value]
+    return value
+
+
+def escapes(exchange: Exchange) -> None:
+    """ANSI and OSC escapes, Rich markup, control and bidi characters in every readable string:
+    server info, tool names and descriptions, status messages, results, questions, schema titles,
+    error messages, and (see `escapes_setup`) task ids."""
+    for part in ("result", "params", "error"):
+        if part in exchange.message:
+            exchange.message[part] = _decorate(exchange.message[part])
+
+
+def escapes_setup(server: HostileServer) -> None:
+    server.id_decoration = HOSTILE_ID
+
+
+def huge_message(exchange: Exchange) -> None:
+    """A 1 MB status message on every answer about an unfinished task."""
+    body = _task_fields(exchange)
+    if body is not None and body.get("status") not in TERMINAL and "statusMessage" in body:
+        body["statusMessage"] = huge_text()
+
+
+def deep_result(exchange: Exchange) -> None:
+    """The tool result's structured content nested 1,000 levels deep (inline or tasks/result)."""
+    result = exchange.result
+    if result is None:
+        return
+    inline = result.get("result")
+    holder: dict[str, Any] = inline if isinstance(inline, dict) else result
+    if exchange.method in ("tasks/get", "tasks/result") and "structuredContent" in holder:
+        holder["structuredContent"] = _SPLICE_MARK
+        exchange.splices[_SPLICE_MARK] = deep_json()
+
+
+def invalid_utf8(exchange: Exchange) -> None:
+    """Invalid UTF-8 bytes and a lone surrogate in the status message of unfinished tasks."""
+    body = _task_fields(exchange)
+    if body is not None and body.get("status") not in TERMINAL and "statusMessage" in body:
+        body["statusMessage"] = _SPLICE_MARK
+        exchange.splices[_SPLICE_MARK] = INVALID_UTF8
+
+
+# -- task fields -----------------------------------------------------------------------------------
+
+WRONG_TYPES: tuple[tuple[str, Any], ...] = (
+    ("taskId", 42),
+    ("status", 3),
+    ("statusMessage", {"text": "not a string"}),
+    ("createdAt", 1_700_000_000),
+    ("lastUpdatedAt", ["yesterday"]),
+    ("ttl", "forever"),
+    ("pollInterval", "soon"),
+    ("result", "done, as a string"),
+    ("error", 7),
+    ("inputRequests", ["not", "a", "map"]),
+    ("(result)", "the whole result is a string"),
+)
+"""What `wrong-types` sends on polls 1, 2, …: one task field (legacy key names; the extension
+uses `ttlMs` and `pollIntervalMs`) with a wrong type; `(result)` replaces the whole result."""
+
+
+def wrong_types(exchange: Exchange) -> None:
+    """Poll N carries the Nth wrong-typed field of `WRONG_TYPES`; later polls are good."""
+    if not _is_task_get(exchange) or exchange.poll > len(WRONG_TYPES):
+        return
+    field_name, value = WRONG_TYPES[exchange.poll - 1]
+    if field_name == "(result)":
+        exchange.message["result"] = value
+        return
+    if exchange.server.wire == "extension":
+        field_name = {"ttl": "ttlMs", "pollInterval": "pollIntervalMs"}.get(field_name, field_name)
+    body = exchange.result
+    assert body is not None
+    body[field_name] = value
+
+
+def wrong_types_setup(server: HostileServer) -> None:
+    server.work_polls = len(WRONG_TYPES) + 2
+
+
+def unknown_status(exchange: Exchange) -> None:
+    """The first poll answers status "paused", which no wire defines."""
+    if _is_task_get(exchange) and exchange.poll == 1 and exchange.result is not None:
+        exchange.result["status"] = "paused"
+
+
+def illegal_transition(exchange: Exchange) -> None:
+    """Once completed, the task claims to be working again (completed → working): on later
+    polls, and (legacy) in a status notification sent before the `tasks/result` answer."""
+    task = exchange.task
+    if task is None or task.status != "completed" or exchange.kind != "reply":
+        return
+    server = exchange.server
+    regressed = {**server.detailed(task), "status": "working", "statusMessage": "back to work"}
+    for key in ("result", "resultType"):
+        regressed.pop(key, None)
+    if exchange.method == "tasks/get" and task.polls > server.work_polls and exchange.result:
+        answer = dict(regressed)
+        if server.wire == "extension":
+            answer["resultType"] = "complete"
+        exchange.message["result"] = answer
+    if exchange.method == "tasks/result" and server.wire == "legacy":
+        notification = {
+            "jsonrpc": "2.0",
+            "method": "notifications/tasks/status",
+            "params": regressed,
+        }
+        exchange.before.append(Outgoing(message=notification, route=exchange.route))
+
+
+def task_id_mismatch(exchange: Exchange) -> None:
+    """The first poll answers about another task id than the one asked for."""
+    if _is_task_get(exchange) and exchange.poll == 1 and exchange.result is not None:
+        exchange.result["taskId"] = "task-999"
+
+
+# -- input keys ------------------------------------------------------------------------------------
+
+
+def input_keys(exchange: Exchange) -> None:
+    """Input keys that change on every poll and repeat: each extension poll lists every key issued
+    so far plus a new one, and the newest twice in the raw JSON; legacy questions reuse one
+    JSON-RPC id for two different requests, and every `tasks/result` asks under a new id."""
+    server, task = exchange.server, exchange.task
+    if task is None or task.tool != "ask":
+        return
+    if server.wire == "extension":
+        if not _is_task_get(exchange) or exchange.result is None:
+            return
+        if task.status != "input_required":
+            return
+        task.question_keys.append(f"q-{len(task.question_keys) + 1}")
+        question = server.question(task)
+        duplicate = {**question, "params": {**question["params"], "message": "Duplicate key?"}}
+        entries = [(key, question) for key in task.question_keys[:-1]]
+        entries += [(task.question_keys[-1], duplicate), (task.question_keys[-1], question)]
+        text = ", ".join(f"{json.dumps(key)}: {json.dumps(value)}" for key, value in entries)
+        exchange.result["inputRequests"] = _SPLICE_MARK
+        exchange.splices[_SPLICE_MARK] = ("{" + text + "}").encode()
+        return
+    if exchange.kind == "push" and exchange.method == "elicitation/create":
+        twin = json.loads(json.dumps(exchange.message))
+        twin["params"]["message"] = "A different question under the same id"
+        exchange.after.append(Outgoing(message=twin, route=exchange.route))
+
+
+# -- noise -----------------------------------------------------------------------------------------
+
+_stray_ids = itertools.count(900_000)
+
+
+def unknown_ids(exchange: Exchange) -> None:
+    """Before every answer, responses to request ids the client never sent."""
+    if exchange.kind != "reply":
+        return
+    stray_result = {"jsonrpc": "2.0", "id": next(_stray_ids), "result": {"stray": True}}
+    stray_error = {"jsonrpc": "2.0", "id": "never-sent", "error": {"code": -1, "message": "?"}}
+    exchange.before.extend(
+        Outgoing(message=message, route=exchange.route) for message in (stray_result, stray_error)
+    )
+
+
+GARBAGE_FRAMES: tuple[bytes, ...] = (
+    b"this is not json",
+    b"[1, 2, 3]",
+    b'{"jsonrpc": "1.0", "id": 1, "result": {}}',
+    b"{}",
+    b'{"jsonrpc": "2.0"}',
+    b"\x00\x01\x02\xff\xfe binary junk",
+    b'{"jsonrpc": "2.0", "id": null, "result": {}}',
+    b'{"jsonrpc": "2.0", "method": 42}',
+    b'{"jsonrpc": "2.0", "id": [1], "method": "weird/id"}',
+    b'{"jsonrpc": "2.0", "method": "notifications/unknown", "params": "not an object"}',
+    b'{"jsonrpc": "2.0", "id": 1, "error": "not an object"}',
+    b'{"truncated": ',
+)
+
+
+def garbage(exchange: Exchange) -> None:
+    """Before every answer, frames that are not JSON, not JSON-RPC, or malformed JSON-RPC."""
+    if exchange.kind == "reply":
+        exchange.before.extend(Outgoing(raw=raw, route=exchange.route) for raw in GARBAGE_FRAMES)
+
+
+# -- the connection and the process ----------------------------------------------------------------
+
+
+def _misbehaving_poll(exchange: Exchange) -> bool:
+    return _is_task_get(exchange) and exchange.poll == MISBEHAVING_POLL
+
+
+def drop(exchange: Exchange) -> None:
+    """The connection drops in the middle of the second poll (stdio: stdout is closed while the
+    process lingers; HTTP: that one POST's socket is closed without an answer)."""
+    if _misbehaving_poll(exchange):
+        exchange.action = "drop"
+
+
+def killed(exchange: Exchange) -> None:
+    """The process kills itself (SIGKILL) instead of answering the second poll."""
+    if _misbehaving_poll(exchange):
+        exchange.action = "kill"
+
+
+def rate_limit(exchange: Exchange) -> None:
+    """HTTP 429 with `Retry-After: 2` (seconds) instead of the second poll's answer."""
+    if _misbehaving_poll(exchange):
+        _http_refusal(exchange, 429, str(RETRY_AFTER_S), b"Too Many Requests")
+
+
+def unavailable(exchange: Exchange) -> None:
+    """HTTP 503 with `Retry-After` as an HTTP date (3 s ahead) instead of the second answer."""
+    if _misbehaving_poll(exchange):
+        when = formatdate(time.time() + RETRY_AFTER_DATE_S, usegmt=True)
+        _http_refusal(exchange, 503, when, b"Service Unavailable")
+
+
+def _http_refusal(exchange: Exchange, status: int, retry_after: str, body: bytes) -> None:
+    exchange.http_status = status
+    exchange.headers.update({"Retry-After": retry_after, "Content-Type": "text/plain"})
+    exchange.raw = body
+
+
+def silent(exchange: Exchange) -> None:
+    """From the second poll on, `tasks/get` is never answered."""
+    if _is_task_get(exchange) and exchange.poll >= MISBEHAVING_POLL:
+        exchange.action = "silence"
+
+
+@dataclass(frozen=True)
+class Mode:
+    """A misbehaviour: its perturbation, an optional set-up, and the transports it applies to."""
+
+    perturb: Callable[[Exchange], None]
+    setup: Callable[[HostileServer], None] | None = None
+    http_only: bool = False
+
+
+MODES: dict[str, Mode] = {
+    "escapes": Mode(escapes, escapes_setup),
+    "huge-message": Mode(huge_message),
+    "deep-result": Mode(deep_result),
+    "invalid-utf8": Mode(invalid_utf8),
+    "wrong-types": Mode(wrong_types, wrong_types_setup),
+    "unknown-status": Mode(unknown_status),
+    "illegal-transition": Mode(illegal_transition),
+    "task-id-mismatch": Mode(task_id_mismatch),
+    "input-keys": Mode(input_keys),
+    "unknown-ids": Mode(unknown_ids),
+    "garbage": Mode(garbage),
+    "drop": Mode(drop),
+    "killed": Mode(killed),
+    "rate-limit": Mode(rate_limit, http_only=True),
+    "unavailable": Mode(unavailable, http_only=True),
+    "silent": Mode(silent),
+}
