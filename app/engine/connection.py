@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from types import EllipsisType, TracebackType
 from typing import Any, Literal
 
+from app.engine import deep_json
 from app.engine.models import RELATED_TASK_META
 from app.engine.negotiate import EraPreference, negotiate, stamp_modern
 from app.engine.redact import Redactor
@@ -440,7 +441,7 @@ class Connection:
                     "malformed",
                     f"{pending.method}: {body_error}",
                     http_status=inbound.http_status,
-                    body=str(redacted)[:500],
+                    body=deep_json.dumps(redacted, ensure_ascii=False, default=str)[:500],
                 )
             )
         elif "error" in message:

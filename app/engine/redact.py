@@ -71,16 +71,32 @@ class Redactor:
         return text
 
     def value(self, value: Any) -> Any:
-        """A JSON-like value with every secret replaced inside its strings (keys included)."""
+        """A JSON-like value with every secret replaced inside its strings (keys included).
+
+        Walked with an explicit stack: server values may nest deeper than the recursion limit.
+        """
         if not self.secrets:
             return value
-        if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, dict):
-            return {self.text(str(key)): self.value(item) for key, item in value.items()}
-        if isinstance(value, list):
-            return [self.value(item) for item in value]
-        return value
+        root: list[Any] = [None]
+        stack: list[tuple[Any, list[Any] | dict[str, Any], int | str]] = [(value, root, 0)]
+        while stack:
+            item, holder, slot = stack.pop()
+            copy: Any
+            if isinstance(item, str):
+                copy = self.text(item)
+            elif isinstance(item, dict):
+                copy = {}
+                for key, child in item.items():
+                    hidden = self.text(str(key))
+                    copy[hidden] = None
+                    stack.append((child, copy, hidden))
+            elif isinstance(item, list):
+                copy = [None] * len(item)
+                stack.extend((child, copy, index) for index, child in enumerate(item))
+            else:
+                copy = item
+            holder[slot] = copy  # type: ignore[index]
+        return root[0]
 
 
 def redact_headers(

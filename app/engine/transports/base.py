@@ -5,12 +5,13 @@ Transports move JSON-RPC messages as dicts; they know bytes, pipes and HTTP, nev
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Any, Literal, Protocol
+
+from app.engine import deep_json
 
 TransportKind = Literal["stdio", "http", "sse"]
 Era = Literal["legacy", "modern"]
@@ -87,7 +88,7 @@ class Transport(Protocol):
 def classify(text: str) -> Inbound:
     """Parse one message of text: a JSON-RPC dict, or an `Inbound` with `raw` and `error` set."""
     try:
-        value = json.loads(text)
+        value = deep_json.loads(text)
     except ValueError as exc:
         return Inbound(message=None, raw=text, error=f"malformed JSON: {exc}")
     return classify_value(value, text)

@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 from httpx_sse import EventSource, SSEError
 
+from app.engine import deep_json
 from app.engine.targets import HttpTarget
 from app.engine.transports.base import (
     Era,
@@ -292,13 +293,13 @@ class StreamableHttpTransport:
         if not text.strip():
             return []
         try:
-            value = json.loads(text)
+            value = deep_json.loads(text)
         except ValueError:
             return [Inbound(message=None, raw=excerpt(text), error="malformed JSON body")]
         values = value if isinstance(value, list) else [value]
         items = []
         for item in values:
-            parsed = classify_value(item, json.dumps(item))
+            parsed = classify_value(item, deep_json.dumps(item))
             items.append(
                 Inbound(
                     message=parsed.message,

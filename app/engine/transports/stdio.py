@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 from collections import deque
 from typing import Any
@@ -16,9 +17,14 @@ from typing import Any
 from app.engine.targets import StdioTarget
 from app.engine.transports.base import Era, TransportError, TransportKind, TransportSink, classify
 
+log = logging.getLogger(__name__)
+
 STDERR_LINES_KEPT = 20
 LINE_LIMIT = 64 * 1024 * 1024
 KILL_GRACE_SECONDS = 2.0
+EXIT_WAIT_SECONDS = 1.0
+"""After stdout ends, how long to wait for the exit code before reporting the channel closed
+(a server may close stdout and linger)."""
 
 
 class StdioTransport:
@@ -125,14 +131,23 @@ class StdioTransport:
                 break
             text = line.decode("utf-8", errors="replace").strip()
             if text:
-                self._sink.on_incoming(classify(text))
-        await process.wait()
+                self._deliver(text)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(process.wait()), EXIT_WAIT_SECONDS)
         # Let stderr finish so the exit message carries the server's last words.
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(self._tasks[1]), 1.0)
         self._closed = True
         if not self._closing:
             self._sink.on_closed(TransportError("closed", self._closed_message()))
+
+    def _deliver(self, text: str) -> None:
+        """Hand one line to the sink; a failure there must not stop the reader."""
+        assert self._sink is not None
+        try:
+            self._sink.on_incoming(classify(text))
+        except Exception:
+            log.exception("dropped a message the client could not handle")
 
     async def _read_stderr(self) -> None:
         process = self._process

@@ -1,0 +1,230 @@
+"""JSON for hostile depths: parse and print values nested deeper than Python's recursion limit.
+
+The standard `json` module recurses once per nesting level, so a server result nested 1,000 levels
+deep raises `RecursionError` (not `ValueError`) in `loads` and `dumps`. These wrappers try the fast
+standard path first and fall back to explicit-stack implementations only when it gives up.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from typing import Any, cast
+
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+scanstring = cast(
+    Callable[[str, int, bool], tuple[str, int]],
+    getattr(json.decoder, "scanstring"),  # noqa: B009 - missing from the typeshed stubs
+)
+_CONSTANTS: dict[str, Any] = {
+    "true": True,
+    "false": False,
+    "null": None,
+    "NaN": float("nan"),
+    "Infinity": float("inf"),
+    "-Infinity": float("-inf"),
+}
+
+
+def loads(text: str | bytes) -> Any:
+    """`json.loads`, but any nesting depth parses; malformed text raises `ValueError`."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        if isinstance(text, bytes):
+            text = text.decode("utf-8", errors="replace")
+        return _parse(text)
+
+
+def dumps(
+    value: Any,
+    *,
+    indent: int | None = None,
+    separators: tuple[str, str] | None = None,
+    ensure_ascii: bool = True,
+    default: Callable[[Any], Any] | None = None,
+) -> str:
+    """`json.dumps` (the same keyword arguments), but any nesting depth prints."""
+    try:
+        return json.dumps(
+            value,
+            indent=indent,
+            separators=separators,
+            ensure_ascii=ensure_ascii,
+            default=default,
+        )
+    except RecursionError:
+        return _encode(value, indent, separators, ensure_ascii, default)
+
+
+def depth(value: Any) -> int:
+    """How deeply containers nest in `value` (a scalar is 0, `[]` is 1), without recursion."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list | tuple):
+            children = item
+        else:
+            deepest = max(deepest, level)
+            continue
+        deepest = max(deepest, level + 1)
+        stack.extend((child, level + 1) for child in children)
+    return deepest
+
+
+# -- parsing ---------------------------------------------------------------------------------------
+
+
+def _error(message: str, text: str, position: int) -> json.JSONDecodeError:
+    return json.JSONDecodeError(message, text, position)
+
+
+def _skip(text: str, position: int) -> int:
+    match = _WHITESPACE.match(text, position)
+    return match.end() if match else position
+
+
+def _scalar(text: str, position: int) -> tuple[Any, int]:
+    """A string, number or constant starting at `position`."""
+    if text.startswith('"', position):
+        return scanstring(text, position + 1, True)
+    for word, constant in _CONSTANTS.items():
+        if text.startswith(word, position):
+            return constant, position + len(word)
+    match = _NUMBER.match(text, position)
+    if match is None or match.end() == position:
+        raise _error("Expecting value", text, position)
+    number = match.group()
+    if match.group(1) or match.group(2):
+        return float(number), match.end()
+    return int(number), match.end()
+
+
+def _parse(text: str) -> Any:
+    """A JSON document parsed with an explicit stack of open containers."""
+    stack: list[tuple[dict[str, Any] | list[Any], str | None]] = []
+    position = _skip(text, 0)
+    while True:
+        # Read one value; an opened non-empty container is pushed and its first member read.
+        if position >= len(text):
+            raise _error("Expecting value", text, position)
+        char = text[position]
+        value: Any
+        if char in "[{":
+            container: dict[str, Any] | list[Any] = {} if char == "{" else []
+            position = _skip(text, position + 1)
+            closer = "}" if char == "{" else "]"
+            if text.startswith(closer, position):
+                value, position = container, position + 1
+            else:
+                key = None
+                if isinstance(container, dict):
+                    key, position = _member_key(text, position)
+                stack.append((container, key))
+                continue
+        else:
+            value, position = _scalar(text, position)
+        # Attach the value to its container, closing every container that ends here.
+        while True:
+            position = _skip(text, position)
+            if not stack:
+                if position != len(text):
+                    raise _error("Extra data", text, position)
+                return value
+            container, key = stack[-1]
+            if isinstance(container, dict):
+                assert key is not None
+                container[key] = value
+            else:
+                container.append(value)
+            closer = "}" if isinstance(container, dict) else "]"
+            if text.startswith(",", position):
+                position = _skip(text, position + 1)
+                if isinstance(container, dict):
+                    key, position = _member_key(text, position)
+                    stack[-1] = (container, key)
+                break
+            if not text.startswith(closer, position):
+                raise _error(f"Expecting ',' or '{closer}'", text, position)
+            position += 1
+            stack.pop()
+            value = container
+
+
+def _member_key(text: str, position: int) -> tuple[str, int]:
+    """An object member's key and the position after its colon."""
+    if not text.startswith('"', position):
+        raise _error("Expecting property name enclosed in double quotes", text, position)
+    key, position = scanstring(text, position + 1, True)
+    position = _skip(text, position)
+    if not text.startswith(":", position):
+        raise _error("Expecting ':' delimiter", text, position)
+    return key, _skip(text, position + 1)
+
+
+# -- printing --------------------------------------------------------------------------------------
+
+
+def _encode(
+    value: Any,
+    indent: int | None,
+    separators: tuple[str, str] | None,
+    ensure_ascii: bool,
+    default: Callable[[Any], Any] | None,
+) -> str:
+    """`value` as JSON text, written with an explicit stack of open containers."""
+    if separators is None:
+        separators = (",", ": ") if indent is not None else (", ", ": ")
+    item_separator, key_separator = separators
+    parts: list[str] = []
+    stack: list[tuple[Iterator[Any], bool, int]] = []
+    first = True
+
+    def newline(level: int) -> str:
+        return "" if indent is None else "\n" + " " * (indent * level)
+
+    def scalar(item: Any) -> str:
+        return json.dumps(item, ensure_ascii=ensure_ascii, default=default)
+
+    def open_value(item: Any, level: int) -> bool:
+        """Write a scalar or an empty container; push a non-empty one (True when pushed)."""
+        if isinstance(item, dict) and item:
+            parts.append("{")
+            stack.append((iter(item.items()), True, level + 1))
+            return True
+        if isinstance(item, list | tuple) and item:
+            parts.append("[")
+            stack.append((iter(item), False, level + 1))
+            return True
+        parts.append(
+            "{}"
+            if isinstance(item, dict)
+            else "[]"
+            if isinstance(item, list | tuple)
+            else scalar(item)
+        )
+        return False
+
+    first = open_value(value, 0)
+    while stack:
+        members, is_object, level = stack[-1]
+        member = next(members, _END)
+        if member is _END:
+            stack.pop()
+            parts.append(newline(level - 1) + ("}" if is_object else "]"))
+            first = False
+            continue
+        parts.append(("" if first else item_separator) + newline(level))
+        if is_object:
+            key, member = cast(tuple[Any, Any], member)
+            parts.append(scalar(key if isinstance(key, str) else str(key)) + key_separator)
+        first = open_value(member, level)
+    return "".join(parts)
+
+
+_END = object()
