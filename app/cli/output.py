@@ -7,11 +7,12 @@ a terminal, readable text when it is. Server text never reaches a terminal with 
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from dataclasses import dataclass, field
 from typing import Any, TextIO
+
+from app.engine import deep_json
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
@@ -53,14 +54,15 @@ def usage_error(message: str, details: Any = None) -> CliError:
 
 # C1 controls, bidi overrides and isolates, zero-width and other invisible format characters: JSON
 # allows them raw inside strings, but a terminal would act on them, so they are always escaped.
+# Lone surrogates (a server's "\ud800") cannot be encoded at all, so they are escaped too.
 _UNSAFE_IN_JSON = re.compile(
-    "[\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]"
+    "[\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u206f\ufeff\ud800-\udfff]"
 )
 
 
 def safe_json(value: Any, *, pretty: bool = False) -> str:
     """`value` as JSON that is safe to print on a terminal (no raw control or bidi characters)."""
-    text = json.dumps(value, ensure_ascii=False, indent=2 if pretty else None, default=str)
+    text = deep_json.dumps(value, ensure_ascii=False, indent=2 if pretty else None, default=str)
     return _UNSAFE_IN_JSON.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 

@@ -6,9 +6,9 @@ on); the stderr lines are plain text with every server string sanitized.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from app.engine import deep_json
 from app.engine.events import TaskEvent
 from app.engine.models import InputRequest, Task
 from app.engine.sanitize import clean_text
@@ -100,7 +100,7 @@ def _frame(event: TaskEvent) -> str:
     if event.frame is None:
         return ""
     try:
-        text = json.dumps(event.frame, ensure_ascii=False, default=str)
+        text = deep_json.dumps(event.frame, ensure_ascii=False, default=str)
     except (TypeError, ValueError):
         text = repr(event.frame)
     return f"; frame: {clean_text(text, max_len=FRAME_EXCERPT)}"

@@ -6,10 +6,10 @@ written, so a trace survives Ctrl-C or SIGTERM.
 
 from __future__ import annotations
 
-import json
 from typing import Any, TextIO
 
 from app.cli.output import usage_error
+from app.engine import deep_json
 from app.engine.connection import Frame
 
 
@@ -46,7 +46,7 @@ class FrameTrace:
         """Append one frame (a frame listener)."""
         if self._file is None:
             return
-        self._file.write(json.dumps(frame_json(frame), default=str) + "\n")
+        self._file.write(deep_json.dumps(frame_json(frame), default=str) + "\n")
         self._file.flush()
 
     def close(self) -> None:
