@@ -28,7 +28,9 @@ from textual.worker import Worker, WorkerState
 
 from app.engine.connection import Frame
 from app.engine.events import TaskEvent
+from app.engine.export import export_file_name, render, task_lives
 from app.engine.models import InputRequest, Task
+from app.engine.recording import Entry
 from app.engine.sanitize import clean_text, one_line
 from app.tui.bindings import APP_BINDINGS, LIST_BINDINGS
 from app.tui.commands import TaskCommands
@@ -71,6 +73,10 @@ TASKSCOPE_THEME = Theme(
 )
 
 Clock = Callable[[], float]
+History = Callable[[], Sequence[Entry]]
+
+MUTATING_ACTIONS = frozenset({"new_task", "cancel_tasks", "answer_input"})
+"""Actions hidden and disabled when the source is read-only (`--readonly`, or a replay)."""
 
 
 class TaskList(TaskTable):
@@ -102,9 +108,12 @@ class TaskscopeApp(App[int]):
         remember_tasks: bool = True,
         roots: Sequence[str] = (),
         tick_interval: float = TICK_INTERVAL_S,
+        history: History | None = None,
     ) -> None:
         super().__init__()
         self.source = source
+        self.history = history
+        """The recorded session, events and actions that `e` exports from (None: no export)."""
         self.clock = clock
         self.config = config or TuiConfig()
         self.remember_tasks = remember_tasks
@@ -175,9 +184,19 @@ class TaskscopeApp(App[int]):
     def on_resize(self) -> None:
         self.screen.set_class(self.size.width >= WIDE_LAYOUT_COLUMNS, "-wide")
 
+    @property
+    def readonly(self) -> bool:
+        """Whether the source refuses creating, cancelling and answering."""
+        return self.info is not None and self.info.readonly
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Read-only: the mutating bindings are hidden from the footer and do nothing."""
+        return not (self.readonly and action in MUTATING_ACTIONS)
+
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        yield SystemCommand("New task", "Pick a tool and run it", self.action_new_task)
+        if not self.readonly:
+            yield SystemCommand("New task", "Pick a tool and run it", self.action_new_task)
         yield SystemCommand("Adopt task id", "Watch a task by its id", self.action_adopt_task)
         yield SystemCommand("List tasks", "Import tasks/list (legacy wire)", self.action_list_tasks)
         yield SystemCommand("Pause / resume polling", "Toggle the poller", self.action_toggle_pause)
@@ -230,6 +249,7 @@ class TaskscopeApp(App[int]):
     def _source_connected(self, message: SourceConnected) -> None:
         self.info = message.info
         self._update_header()
+        self.refresh_bindings()
         if self.remember_tasks:
             self.known = KnownTasks(message.info.server_key)
             self._resume_known()
@@ -358,7 +378,11 @@ class TaskscopeApp(App[int]):
     @on(TaskTable.TaskSelected)
     def _selection_moved(self, event: TaskTable.TaskSelected) -> None:
         self._selected = event.task_id
-        self.detail.watched = self.tasks.get(event.task_id) if event.task_id else None
+        try:
+            detail = self.detail
+        except NoMatches:  # the screen is being torn down
+            return
+        detail.watched = self.tasks.get(event.task_id) if event.task_id else None
 
     @on(DataTable.RowSelected, "#tasks")
     def _row_chosen(self, event: DataTable.RowSelected) -> None:
@@ -589,11 +613,29 @@ class TaskscopeApp(App[int]):
             self._save(tasks_json(targets), default_path("taskscope-tasks", self.clock()))
 
     def action_export_tasks(self) -> None:
-        targets = self._targets()
-        if targets:
+        """Export the marked (or selected) tasks' lives: Markdown, or JSON for a `.json` path."""
+        task_ids = [watched.task_id for watched in self._targets()]
+        if not task_ids:
+            return
+        if self.history is None:
             server = self.info.label if self.info else ""
+            targets = self._targets()
             text = export_json(targets, server=server, at=self.clock())
             self._save(text, default_path("taskscope-export", self.clock()))
+            return
+        history = self.history
+
+        def export(path: str | None) -> None:
+            if path is not None:
+                lives = task_lives(history(), task_ids)
+                json_wanted = path.lower().endswith(".json")
+                text = render(lives, "json" if json_wanted else "md")
+                self._write_file(path, text.rstrip("\n"))
+
+        self.push_screen(
+            TextPrompt("Export to a file (.md or .json)", value=export_file_name(task_ids, "md")),
+            export,
+        )
 
     def _save(self, text: str, suggested: str) -> None:
         def write(path: str | None) -> None:
@@ -696,6 +738,10 @@ class TaskscopeApp(App[int]):
     async def _answer(self, request: InputRequest) -> None:
         """Open the modal for one input request (the input modals' entry point)."""
         from app.tui.inputs import open_input
+
+        if self.readonly:
+            self.notify("Read-only: answers are not sent.", severity="warning")
+            return
 
         async def submit(response: dict[str, Any]) -> None:
             await self.source.answer(request, response)
