@@ -452,11 +452,16 @@ TOOLS: tuple[DemoTool, ...] = (
 )
 
 
-def tools_for(wire: Literal["legacy", "extension"]) -> tuple[DemoTool, ...]:
-    """The tools a demo server of that wire lists."""
+def tools_for(wire: Literal["legacy", "extension"], *, bench: bool = False) -> tuple[DemoTool, ...]:
+    """The tools a demo server of that wire lists (plus the bench-only ones with `bench`)."""
+    tools = TOOLS
+    if bench:
+        from app.demo.bench_tools import BENCH_TOOLS
+
+        tools = (*TOOLS, *BENCH_TOOLS)
     if wire == "legacy":
-        return tuple(tool for tool in TOOLS if not tool.extension_only)
-    return tuple(tool for tool in TOOLS if not tool.legacy_only)
+        return tuple(tool for tool in tools if not tool.extension_only)
+    return tuple(tool for tool in tools if not tool.legacy_only)
 
 
 async def scaled_sleep(seconds: float, speed: float) -> None:

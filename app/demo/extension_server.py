@@ -100,7 +100,7 @@ class ExtensionDemoServer:
 
     def __init__(self, options: DemoOptions) -> None:
         self._options = options
-        self._tools = {tool.name: tool for tool in tools_for("extension")}
+        self._tools = {tool.name: tool for tool in tools_for("extension", bench=options.bench)}
         self.store = TaskStore(
             ttl_ms=options.ttl_ms, poll_interval_ms=options.poll_interval_ms, speed=options.speed
         )

@@ -270,7 +270,7 @@ def make_lifespan(
     @asynccontextmanager
     async def lifespan(server: Server[LegacyState]) -> AsyncIterator[LegacyState]:
         async with anyio.create_task_group() as group:
-            tools = {tool.name: tool for tool in tools_for("legacy")}
+            tools = {tool.name: tool for tool in tools_for("legacy", bench=options.bench)}
             state = LegacyState(options=options, task_group=group, tools=tools)
             group.start_soon(sweep_expired, state)
             yield state

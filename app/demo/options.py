@@ -30,6 +30,8 @@ class DemoOptions:
     rate_limit_every: int = 0
     """HTTP: answer every Nth `tasks/get` with 429 and `Retry-After` (0 = never)."""
     retry_after_s: float = 1.0
+    bench: bool = False
+    """Also list the bench-only tools (`bench_churn`); for `python -m bench` only."""
 
 
 def parse_demo_options(argv: Sequence[str] | None = None) -> DemoOptions:
@@ -50,4 +52,7 @@ def parse_demo_options(argv: Sequence[str] | None = None) -> DemoOptions:
     )
     parser.add_argument("--rate-limit-every", type=int, default=0)
     parser.add_argument("--retry-after", type=float, default=1.0, dest="retry_after_s")
+    parser.add_argument(
+        "--bench", action="store_true", help="also list the bench-only tools (benchmarks)"
+    )
     return DemoOptions(**vars(parser.parse_args(argv)))

@@ -1,0 +1,1 @@
+"""taskscope benchmarks: `python -m bench [--quick] [name …]`; see `bench/__main__.py`."""
