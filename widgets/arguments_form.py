@@ -115,10 +115,11 @@ class ArgumentsForm(ModalScreen[CreateRequest | None]):
 
     def _compose_field(self, index: int, field: FieldSpec) -> ComposeResult:
         with Vertical(classes="form-field"):
-            title = Text(clean_text(field.title), style="bold")
-            if field.required:
-                title.append(" *", "bold red")
-            yield Static(title, classes="field-title")
+            if field.kind != "boolean":  # a checkbox carries its own title
+                title = Text(clean_text(field.title), style="bold")
+                if field.required:
+                    title.append(" *", "bold red")
+                yield Static(title, classes="field-title")
             if field.description:
                 yield Static(safe_text(field.description), classes="field-description")
             hint = field_hint(field)

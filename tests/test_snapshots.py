@@ -1,0 +1,84 @@
+"""SVG snapshots of the App on a fixed recording (frozen clock, fixed ids, UTC, no cursor blink).
+
+Sizes 120x36 and 80x24: the list with every status, the detail pane, the create form and the RPC
+log. Update with `pytest tests/test_snapshots.py --snapshot-update` and look at every SVG.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from app.tui.app import TaskscopeApp
+from tests.tui_helpers import wait_for
+from tests.tui_recording import RECORDED_TASKS, recorded_app
+from widgets.arguments_form import ArgumentsForm
+
+SIZES = [(120, 36), (80, 24)]
+
+Step = Callable[[Pilot[Any]], Awaitable[None]]
+
+
+@pytest.fixture(autouse=True)
+def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Clock columns are local time: pin the zone so snapshots match everywhere."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+async def loaded(pilot: Pilot[Any]) -> TaskscopeApp:
+    app = pilot.app
+    assert isinstance(app, TaskscopeApp)
+    await wait_for(pilot, lambda: len(app.tasks) == RECORDED_TASKS and app.table.row_count)
+    await wait_for(pilot, lambda: app.query_one("#rpc-log").frames)  # type: ignore[attr-defined]
+    return app
+
+
+async def show_list(pilot: Pilot[Any]) -> None:
+    app = await loaded(pilot)
+    await pilot.press("down", "space", "down", "down", "space")
+    assert len(app.marked) == 2
+
+
+async def show_detail(pilot: Pilot[Any]) -> None:
+    app = await loaded(pilot)
+    app.go_to_task("tk-logs-33c0")
+    await pilot.pause()
+    app.detail.show_tab("result")
+    await pilot.pause()
+
+
+async def show_create_form(pilot: Pilot[Any]) -> None:
+    app = await loaded(pilot)
+    await pilot.press("n")
+    await pilot.pause(0.2)
+    await pilot.press(*"build", "enter")
+    await wait_for(pilot, lambda: isinstance(app.screen, ArgumentsForm))
+    await pilot.pause(0.2)
+
+
+async def show_rpc_log(pilot: Pilot[Any]) -> None:
+    await loaded(pilot)
+    await pilot.press("L")
+    await pilot.pause()
+
+
+SCENES: dict[str, Step] = {
+    "list": show_list,
+    "detail": show_detail,
+    "create_form": show_create_form,
+    "rpc_log": show_rpc_log,
+}
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}x{size[1]}")
+@pytest.mark.parametrize("scene", list(SCENES))
+def test_scene(snap_compare: Any, scene: str, size: tuple[int, int]) -> None:
+    assert snap_compare(recorded_app(), terminal_size=size, run_before=SCENES[scene])
