@@ -120,8 +120,14 @@ class HeaderBar(Static):
             if capabilities.wire != "none":
                 line.append(f" [{verbs_text(capabilities)}]", _MUTED)
         line.append(" · ", _MUTED)
-        glyph = _STATE_GLYPH.get(state.connection, "·")
-        line.append(f"{glyph} {state.connection}", self._style(_STATE_STYLE[state.connection]))
+        if info is not None and info.replay:
+            line.append("▶ replay", self._style("text-accent"))
+        else:
+            glyph = _STATE_GLYPH.get(state.connection, "·")
+            style = self._style(_STATE_STYLE[state.connection])
+            line.append(f"{glyph} {state.connection}", style)
+        if info is not None and info.readonly:
+            line.append(" read-only", self._style("text-warning"))
         if state.problem:
             line.append("  ")
             line.append(one_line(state.problem, 80), self._style("text-error"))

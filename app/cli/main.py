@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import Literal
 
-from app.cli.args import option, options, parse
+from app.cli.args import flag, option, options, parse
 from app.cli.output import ABORTED, EXIT_ABORTED, CliError, Output
 
 SHORT_HELP = """\
@@ -50,6 +50,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return error.exit_code
     if namespace.group == "demo" or (namespace.group is None and _names_target(namespace)):
         return _open_tui(namespace, out)
+    if namespace.group == "replay":
+        return _open_replay(namespace, out)
     if namespace.group is None:
         sys.stdout.write(SHORT_HELP)
         return _offer_demo(out)
@@ -63,6 +65,7 @@ def _names_target(namespace: argparse.Namespace) -> bool:
 
 def _open_tui(namespace: argparse.Namespace, out: Output) -> int:
     """Open the full-screen UI on the flags' target, or on the demo for `taskscope demo`."""
+    from app.cli.record import open_recorder
     from app.cli.target import target_from_args
     from app.engine.targets import Target, demo_target
     from app.tui.run import TuiOptions, run_tui
@@ -77,6 +80,7 @@ def _open_tui(namespace: argparse.Namespace, out: Output) -> int:
             target = demo_target(expected or "legacy")
         else:
             target = target_from_args(namespace)
+        recorder = open_recorder(namespace, target, "tui")
     except CliError as error:
         out.error(error)
         return error.exit_code
@@ -88,8 +92,26 @@ def _open_tui(namespace: argparse.Namespace, out: Output) -> int:
             expected_wire=expected,
             redact=options(namespace, "redact"),
             roots=options(namespace, "root"),
+            readonly=flag(namespace, "readonly"),
+            recorder=recorder,
         )
     )
+
+
+def _open_replay(namespace: argparse.Namespace, out: Output) -> int:
+    """`taskscope replay FILE`: the full-screen UI on a recording, with no server."""
+    from app.cli.output import usage_error
+    from app.engine.replay import RecordingError, read_recording
+    from app.tui.run import run_replay
+
+    path: str = namespace.file
+    try:
+        recording = read_recording(path)
+    except RecordingError as exc:
+        error = usage_error(f"replay: {exc}")
+        out.error(error)
+        return error.exit_code
+    return run_replay(path, recording, speed=None if namespace.instant else namespace.speed)
 
 
 def _offer_demo(out: Output) -> int:

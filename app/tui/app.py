@@ -306,7 +306,7 @@ class TaskscopeApp(App[int]):
         """A task waits on the user: remember the request, toast and ring the bell once."""
         ident = (task_id, request.key)
         self._requests[ident] = request
-        if ident in self._announced:
+        if ident in self._announced or self.readonly:
             return
         self._announced.add(ident)
         question = one_line(request.message or request.method, 80)

@@ -14,9 +14,12 @@ from typing import Any
 from app.engine.adapter import CreateOutcome
 from app.engine.adapters import WireAdapter, make_adapter
 from app.engine.connection import Connection
+from app.engine.guard import GuardedAdapter
 from app.engine.models import InputRequest
 from app.engine.negotiate import EraPreference
 from app.engine.poller import Poller
+from app.engine.recorder import Recorder
+from app.engine.recording import SessionInfo
 from app.engine.targets import HttpTarget, Target
 from app.tui.source import (
     ConnectionState,
@@ -42,6 +45,20 @@ def server_key(target: Target) -> str:
     return "command:" + " ".join(target.command)
 
 
+def recorded_info(info: SourceInfo) -> SessionInfo:
+    """What the recording's `session` line keeps of the header's server info."""
+    return SessionInfo(
+        server_name=info.server_name,
+        server_version=info.server_version,
+        transport=info.transport,
+        protocol_version=info.protocol_version,
+        capabilities=info.capabilities,
+        label=info.label,
+        server_key=info.server_key,
+        readonly=info.readonly,
+    )
+
+
 class LiveSource:
     """A `TaskSource` backed by a `Connection`, a wire adapter and a `Poller`."""
 
@@ -54,8 +71,12 @@ class LiveSource:
         redact: Sequence[str] = (),
         key: str | None = None,
         user_min_poll_ms: int | None = None,
+        readonly: bool = False,
+        recorder: Recorder | None = None,
     ) -> None:
         self.target = target
+        self._readonly = readonly
+        self._recorder = recorder
         self._expected_wire = expected_wire
         self._key = key or server_key(target)
         self._user_min_poll_ms = user_min_poll_ms
@@ -67,13 +88,18 @@ class LiveSource:
 
     async def connect(self, on_event: EventSink, on_frame: FrameSink) -> SourceInfo:
         """Open the connection, resolve the wire, check `--wire` and start the poller's book."""
+        if self._recorder is not None:
+            self._connection.add_frame_listener(self._recorder.frame)
+            on_event = self._recorder.tee(on_event)
         self._connection.add_frame_listener(on_frame)
         try:
             info = await self._connection.open()
         except BaseException:
             self._state = "failed"
             raise
-        adapter = make_adapter(self._connection)
+        adapter = GuardedAdapter(
+            make_adapter(self._connection), readonly=self._readonly, recorder=self._recorder
+        )
         wire = adapter.capabilities.wire
         if self._expected_wire is not None and wire != self._expected_wire:
             self._state = "failed"
@@ -83,7 +109,7 @@ class LiveSource:
         self._adapter = adapter
         self._poller = Poller(adapter, on_event, user_min_ms=self._user_min_poll_ms)
         self._state = "connected"
-        return SourceInfo(
+        source_info = SourceInfo(
             server_name=info.name,
             server_version=info.version,
             transport=info.transport,
@@ -91,7 +117,11 @@ class LiveSource:
             capabilities=adapter.capabilities,
             label=self.target.label,
             server_key=self._key,
+            readonly=self._readonly,
         )
+        if self._recorder is not None:
+            self._recorder.opened(recorded_info(source_info))
+        return source_info
 
     async def run(self) -> None:
         """Poll every watched task until cancelled."""

@@ -34,6 +34,10 @@ class SourceInfo:
     label: str
     server_key: str
     """Identifies the server across runs (its URL or command line); keys the known-task store."""
+    readonly: bool = False
+    """Creating, cancelling and answering are refused (`--readonly`, or a replay)."""
+    replay: bool = False
+    """The tasks come from a recording, not from a live server."""
 
 
 @dataclass(frozen=True, slots=True)
