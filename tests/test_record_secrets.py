@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from app.engine.export import render, task_lives
 from app.engine.recorder import Recorder, redactor_for
 from app.engine.redact import REDACTED
 from app.engine.replay import read_recording
@@ -109,13 +110,11 @@ def test_cli_recording_trace_and_exports_hold_no_secret(tmp_path: Path, extensio
 
 def test_cli_error_message_for_an_unreachable_server_holds_no_secret(tmp_path: Path) -> None:
     record = tmp_path / "rec.ndjson"
-    url = f"http://127.0.0.1:{free_port()}/mcp?key={API_KEY}"
-    run = cli(
-        "tasks", "capabilities", *secret_flags(url)[2:], "--url", url, "--record", str(record)
-    )
+    url = f"http://127.0.0.1:{free_port()}/mcp"
+    run = cli("tasks", "capabilities", *secret_flags(url), "--record", str(record))
     assert run.returncode == 1
     assert json.loads(run.stderr.strip().splitlines()[-1])["error"]["code"] == "CONNECTION_FAILED"
-    assert BEARER not in run.stderr and BEARER not in record.read_text()
+    assert_no_secret(run.stderr, record.read_text())
 
 
 async def test_tui_recording_rpc_log_screenshot_and_export_hold_no_secret(
@@ -137,8 +136,6 @@ async def test_tui_recording_rpc_log_screenshot_and_export_hold_no_secret(
         frames = [json.dumps(f.headers) + json.dumps(f.message) for f in log.frames]
         screenshot = app.export_screenshot()
         assert app.history is not None
-        from app.engine.export import render, task_lives
-
         lives = task_lives(app.history(), [only_task(app).task_id])
         exports = [render(lives, "md"), render(lives, "json")]
     recorder.close()
