@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from textual.command import CommandPalette
-from textual.widgets import Input
+from textual.widgets import Input, TextArea
 
 from app.tui.app import TaskscopeApp
 from app.tui.bindings import ALL_BINDINGS
@@ -215,11 +215,17 @@ async def test_arguments_form_validates_and_switches_to_json() -> None:
         assert form.json_mode
         editor_text = form.query_one("#arguments-json").text  # type: ignore[attr-defined]
         assert json.loads(editor_text) == {"quarter": "Q3", "pages": 12, "draft": True}
+        editor = form.query_one("#arguments-json", TextArea)
+        editor.load_text('{"quarter": "Q1", "pages": 7, "draft": false}')
+        await pilot.press("ctrl+j")  # back to the form, carrying the values
+        assert not form.json_mode
+        assert [field.raw() for field in form.fields] == ["Q1", "7", False]
+        await pilot.press("ctrl+j")
         form.query_one("#ttl", Input).value = "5000"
         await pilot.press("ctrl+s")
         await pilot.pause()
         request = results[0]
-        assert request.arguments == {"quarter": "Q3", "pages": 12, "draft": True}
+        assert request.arguments == {"quarter": "Q1", "pages": 7, "draft": False}
         assert (request.ttl_ms, request.as_task) == (5000, True)
 
 

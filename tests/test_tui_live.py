@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from app.engine.targets import StdioTarget
 from app.tui.app import TaskscopeApp
 from app.tui.known_tasks import KnownTasks
-from app.tui.live import server_key
-from tests.demo_servers import start_http_demo
+from app.tui.live import LiveSource, server_key
+from tests.demo_servers import REPO_ROOT, start_http_demo
 from tests.tui_helpers import (
     SIZE,
     SPEED,
@@ -24,6 +26,7 @@ from tests.tui_helpers import (
 )
 from widgets.arguments_form import ArgumentsForm, CreateRequest
 from widgets.confirm import ConfirmModal, TextPrompt
+from widgets.header_bar import HeaderBar
 from widgets.tool_picker import ToolPicker
 
 pytestmark = pytest.mark.timeout(90)
@@ -246,3 +249,44 @@ async def test_restart_resumes_known_tasks(extension_http: str, data_dir: Path) 
         assert "no-such-task" in second.table.order  # shown as forgotten, not dropped
     remembered = {entry.task_id for entry in KnownTasks(server_key(target)).load()}
     assert remembered == {live_id}
+
+
+async def test_failed_polls_show_in_the_row_and_header_then_recover() -> None:
+    with start_http_demo("extension", "--speed", SPEED, "--rate-limit-every", "2") as (url, _):
+        app = live_app(http_target(url), remember_tasks=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await connected(pilot)
+            await app.create_task(CreateRequest("migrate_database", {"tables": 5000}, None, True))
+            await wait_for(pilot, lambda: len(app.tasks) == 1 and only_task(app).erroring)
+            assert only_task(app).last_error
+            header = app.query_one(HeaderBar).header_text().plain
+            assert "1 erroring" in header
+            assert app.is_running
+            await wait_for(pilot, lambda: not only_task(app).erroring)  # the next poll is good
+            assert only_task(app).status == "working"
+
+
+async def test_a_silent_server_never_freezes_the_ui() -> None:
+    command = [sys.executable, str(REPO_ROOT / "tests" / "servers" / "hostile_stdio.py")]
+    app = live_app(StdioTarget(command), remember_tasks=False)
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.info is None  # still probing server/discover
+        await pilot.press("f")
+        assert app.task_filter.faults_only  # keys work while the connection waits
+        assert "connecting" in app.query_one(HeaderBar).header_text().plain
+        await connected(pilot)
+        assert app.info is not None and app.info.capabilities.wire == "none"
+        assert "none tasks" in app.query_one(HeaderBar).header_text().plain
+
+
+async def test_wire_assertion_and_dead_servers_show_in_the_header() -> None:
+    mismatch = TaskscopeApp(LiveSource(stdio_target("legacy"), expected_wire="extension"))
+    async with mismatch.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: mismatch.failed, timeout=20)
+        assert "expected the extension tasks wire" in (mismatch.problem or "")
+        header = mismatch.query_one(HeaderBar).header_text().plain
+        assert "failed" in header
+    dead = live_app(StdioTarget([sys.executable, "-c", "pass"]), remember_tasks=False)
+    async with dead.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: dead.failed, timeout=20)
+        assert dead.problem and dead.is_running

@@ -18,7 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Checkbox, Input, Static, TextArea
+from textual.widgets import Button, Checkbox, Input, Select, SelectionList, Static, TextArea
 
 from app.engine.sanitize import clean_text, one_line, safe_text
 from app.engine.schema_form import (
@@ -207,6 +207,12 @@ class ArgumentsForm(ModalScreen[CreateRequest | None]):
             widget.value = raw if isinstance(raw, str) else ""
         elif isinstance(widget, Checkbox):
             widget.value = raw is True
+        elif isinstance(widget, SelectionList):
+            widget.deselect_all()
+            for value in raw if isinstance(raw, list) else []:
+                widget.select(value)
+        elif isinstance(widget, Select):
+            widget.value = raw if isinstance(raw, str) else Select.NULL
 
     def _editor(self) -> TextArea:
         return self.query_one("#arguments-json", TextArea)
