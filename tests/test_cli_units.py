@@ -13,10 +13,11 @@ import pytest
 from app.cli.answers import load_answers, parse_answers, response_problems
 from app.cli.args import parse
 from app.cli.output import CliError, Output, readable_error, safe_json
-from app.cli.prompts import PromptClosed, Prompter, TerminalLines, describe_host
-from app.cli.responder import InvalidAnswer, Responder, interactive_allowed, root_entries
+from app.cli.prompts import PromptClosed, Prompter, Rejection, TerminalLines
+from app.cli.responder import InvalidAnswer, Responder, interactive_allowed
 from app.cli.target import target_from_args
 from app.cli.watch import WatchReport, outcome_of_stop
+from app.engine.input_text import root_entries
 from app.engine.models import InputKind, InputRequest
 from app.engine.targets import HttpTarget, StdioTarget
 
@@ -248,10 +249,38 @@ def test_interactive_only_on_a_terminal_and_never_vetoed(
 # -- prompts --------------------------------------------------------------------------------------
 
 
-def ask(request: InputRequest, typed: str) -> tuple[dict[str, Any] | None, str]:
+def ask(request: InputRequest, typed: str) -> tuple[dict[str, Any] | Rejection | None, str]:
     shown = io.StringIO()
     answer = Prompter(io.StringIO(typed), shown).answer(request)
     return answer, shown.getvalue()
+
+
+def sampling_request() -> InputRequest:
+    return InputRequest(
+        key="s",
+        kind=InputKind.SAMPLING,
+        method="sampling/createMessage",
+        wire="legacy",
+        params={"messages": [{"role": "user", "content": {"type": "text", "text": "Hi"}}]},
+    )
+
+
+def test_sampling_prompt_replies_or_declines_on_an_empty_reply() -> None:
+    answer, shown = ask(sampling_request(), "\nn\nHello\n\n")
+    assert answer == {
+        "role": "assistant",
+        "content": {"type": "text", "text": "Hello"},
+        "model": "human",
+        "stopReason": "endTurn",
+    }
+    assert "user: Hi" in shown and shown.count("Decline this request? [y/N]: ") == 1
+    assert ask(sampling_request(), "\ny\n")[0] == Rejection()
+
+
+async def test_a_declined_prompt_asks_for_a_rejection() -> None:
+    prompter = Prompter(io.StringIO("\nyes\n"), io.StringIO())
+    reply = await Responder(prompter=prompter).reply(sampling_request())
+    assert reply is not None and reply.reject and reply.source == "prompt"
 
 
 def test_form_re_asks_until_valid_and_can_decline() -> None:
@@ -292,12 +321,6 @@ def test_url_consent_defaults_to_decline() -> None:
     assert answer == {"action": "decline"}
     assert "bücher.example (raw: xn--bcher-kva.example)" in shown
     assert ask(request, "y\n")[0] == {"action": "accept"}
-
-
-def test_describe_host_shows_unicode_hosts_raw_too() -> None:
-    assert describe_host("https://example.com/a") == "example.com"
-    assert describe_host("https://bücher.example/") == "bücher.example (raw: xn--bcher-kva.example)"
-    assert describe_host("not a url") == "(none)"
 
 
 # -- output ---------------------------------------------------------------------------------------

@@ -7,8 +7,9 @@ from typing import Any
 from textual import work
 from textual.widgets import Button, Input, Select, Static, TextArea
 
+from app.engine.input_text import roots_response
 from app.engine.models import InputKind, InputRequest
-from app.tui.inputs import input_screen, open_input, roots_response
+from app.tui.inputs import input_screen, open_input
 from tests.input_host import FakeSubmit, InputHost, form_request
 from widgets.input_form import InputForm
 from widgets.input_json import InputJson
@@ -214,7 +215,7 @@ async def test_sampling_shows_the_request_and_sends_the_typed_reply() -> None:
     assert app.results == [expected]
 
 
-async def test_declining_sampling_sends_nothing() -> None:
+async def test_sampling_later_sends_nothing() -> None:
     submit = FakeSubmit()
     app = InputHost(lambda: InputSampling(sampling_request(), submit))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -222,6 +223,57 @@ async def test_declining_sampling_sends_nothing() -> None:
         await pilot.click("#input-later")
         await pilot.pause()
     assert submit.sent == []
+    assert app.results == [None]
+
+
+class FakeReject:
+    """An async `reject` that answers with `outcome` (raising it when it is an exception)."""
+
+    def __init__(self, *outcomes: bool | Exception) -> None:
+        self.outcomes = list(outcomes)
+        self.calls = 0
+
+    async def __call__(self) -> bool:
+        self.calls += 1
+        outcome = self.outcomes.pop(0)
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
+
+
+def notes(app: InputHost) -> list[tuple[str, str]]:
+    return [(note.message, note.severity) for note in app._notifications]
+
+
+async def test_declining_sampling_rejects_it_and_says_so() -> None:
+    submit, reject = FakeSubmit(), FakeReject(ConnectionError("connection lost"), True)
+    app = InputHost(lambda: InputSampling(sampling_request(), submit, reject=reject))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.click("#input-reject")
+        await pilot.pause()
+        assert "Not declined: connection lost" in text_of(app, "#input-status")
+        assert app.results == []
+        await pilot.pause(0.3)  # a Button ignores a second click for 0.2 s
+        await pilot.click("#input-reject")
+        await pilot.pause()
+        assert notes(app) == [
+            ("Sampling request declined: the server got an error reply.", "information")
+        ]
+    assert reject.calls == 2
+    assert submit.sent == []
+    assert app.results == [None]
+
+
+async def test_declining_where_the_wire_cannot_leaves_the_request_pending() -> None:
+    reject = FakeReject(False)
+    app = InputHost(lambda: InputSampling(sampling_request(), FakeSubmit(), reject=reject))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.click("#input-reject")
+        await pilot.pause()
+        [(message, severity)] = notes(app)
+    assert "stays pending" in message and severity == "warning"
     assert app.results == [None]
 
 

@@ -26,6 +26,10 @@ from app.engine.sanitize import clean_text, safe_text
 Submit = Callable[[dict[str, Any]], Awaitable[None]]
 """Sends one response to the server; returns once it is acknowledged, raises when it was not."""
 
+Reject = Callable[[], Awaitable[bool]]
+"""Declines the request with a JSON-RPC error; False when the wire has no way to (the request
+then stays pending); raises when it failed."""
+
 INPUTS_CSS = Path(__file__).resolve().parent.parent / "styles" / "inputs.tcss"
 """Layout and colours of every input modal; screens load it themselves, so any App can push them."""
 

@@ -1,8 +1,9 @@
 """`sampling/createMessage` answered by a person: the conversation and limits shown, a reply typed.
 
 The user plays the model: they read the system prompt, the messages and the limits, type the
-assistant's reply and may set the model name and stop reason. The protocol has no way to refuse a
-sampling request with a result, so Decline sends nothing (the request stays pending).
+assistant's reply and may set the model name and stop reason. The protocol has no result meaning
+"no", so Decline answers with a JSON-RPC error through `reject` where the wire allows it (legacy);
+elsewhere the request stays pending and the user is told. Later (or escape) sends nothing.
 """
 
 from __future__ import annotations
@@ -10,22 +11,29 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Input, Select, Static, TextArea
+from textual.widgets import Button, Input, Select, Static, TextArea
 
-from app.cli.prompts import message_text
+from app.engine.input_text import message_text, sampling_result
+from app.engine.models import InputRequest
 from app.engine.sanitize import clean_text, safe_text
-from widgets.input_modal import AnswerModal
+from widgets.input_modal import AnswerModal, Reject, Submit
 
 STOP_REASONS = ("endTurn", "stopSequence", "maxTokens")
 DEFAULT_MODEL = "human"
 TEXT_MAX_CHARS = 4000
 SAMPLING_BUTTONS = [
     ("Send reply", "input-accept", "primary"),
-    ("Decline", "input-later", "default"),
+    ("Decline", "input-reject", "default"),
+    ("Later", "input-later", "default"),
 ]
-SAMPLING_KEYS = "tab next · ctrl+s send · esc decline (nothing is sent)"
+SAMPLING_KEYS = "tab next · ctrl+s send · esc later (nothing is sent)"
+DECLINED_NOTE = "Sampling request declined: the server got an error reply."
+UNDECLINABLE_NOTE = (
+    "This wire has no way to decline a sampling request; it stays pending (nothing was sent)."
+)
 
 
 def sampling_limits(params: dict[str, Any]) -> str:
@@ -51,18 +59,19 @@ def sampling_limits(params: dict[str, Any]) -> str:
     return " · ".join(parts)
 
 
-def sampling_result(reply: str, model: str, stop_reason: str) -> dict[str, Any]:
-    """The CreateMessageResult for a typed reply."""
-    return {
-        "role": "assistant",
-        "content": {"type": "text", "text": reply},
-        "model": model,
-        "stopReason": stop_reason,
-    }
-
-
 class InputSampling(AnswerModal):
     """A sampling request: read the conversation, type the assistant's reply, or decline."""
+
+    def __init__(
+        self,
+        request: InputRequest,
+        submit: Submit,
+        *,
+        server: str = "",
+        reject: Reject | None = None,
+    ) -> None:
+        super().__init__(request, submit, server=server)
+        self._reject = reject
 
     def compose(self) -> ComposeResult:
         params = self.request.params
@@ -130,3 +139,30 @@ class InputSampling(AnswerModal):
 
     def cancel_response(self) -> dict[str, Any] | None:
         return None
+
+    @on(Button.Pressed, "#input-reject")
+    def action_reject(self) -> None:
+        """Decline: a JSON-RPC error where the wire allows it, else say it stays pending."""
+        if self.sending:
+            return
+        if self._reject is None:
+            self.app.notify(UNDECLINABLE_NOTE, severity="warning")
+            self.dismiss(None)
+            return
+        self._set_sending(True)
+        self._send_rejection(self._reject)
+
+    @work(exclusive=True, group="input-send", exit_on_error=False)
+    async def _send_rejection(self, reject: Reject) -> None:
+        try:
+            rejected = await reject()
+        except Exception as error:  # keep the modal so the user can retry or reply instead
+            self._set_sending(False)
+            reason = clean_text(str(error) or type(error).__name__, max_len=300)
+            self.show_status(f"Not declined: {reason}.", error=True)
+            return
+        if rejected:
+            self.app.notify(DECLINED_NOTE)
+        else:
+            self.app.notify(UNDECLINABLE_NOTE, severity="warning")
+        self.dismiss(None)

@@ -20,7 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Button, Static
 
-from app.cli.prompts import describe_host
+from app.engine.input_text import describe_host
 from app.engine.models import InputRequest
 from app.engine.sanitize import clean_text
 from widgets.input_modal import ACCEPT, AnswerModal, Submit

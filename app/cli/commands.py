@@ -286,7 +286,18 @@ async def answering(session: Session, responder: Responder, call: Awaitable[T]) 
             )
             work.cancel()
             return
-        await session.adapter.answer(request, reply.response)
+        if not reply.reject:
+            await session.adapter.answer(request, reply.response)
+        elif not await session.adapter.reject(request):
+            failures.append(
+                CliError(
+                    INPUT_REQUIRED,
+                    "declined input cannot be sent on this wire; the request stays unanswered",
+                    {"request": input_json(request)},
+                    EXIT_INPUT_NEEDED,
+                )
+            )
+            work.cancel()
 
     def listener(request: InputRequest) -> None:
         helper = asyncio.get_running_loop().create_task(handle(request))

@@ -1,4 +1,5 @@
-"""Interactive answers on a terminal: an elicitation form field by field, URL consent, sampling.
+"""Interactive answers on a terminal: an elicitation form field by field, URL consent, sampling
+(answered, or declined with an empty reply).
 
 The prompts are plain blocking line I/O on the two streams given (the terminal's stdin and stderr,
 so stdout keeps only the result document). Every server string is shown sanitized. A URL is shown,
@@ -11,8 +12,8 @@ import json
 import os
 from dataclasses import dataclass
 from typing import Any, Protocol, TextIO
-from urllib.parse import urlsplit
 
+from app.engine.input_text import describe_host, message_text, sampling_result
 from app.engine.models import InputKind, InputRequest
 from app.engine.sanitize import clean_text
 from app.engine.schema_form import (
@@ -31,6 +32,12 @@ DECLINE_WORDS = {"d": "decline", "decline": "decline", "c": "cancel", "cancel": 
 
 class PromptClosed(Exception):
     """The terminal's input ended (EOF) before the question was answered."""
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """The person declined a request that has no "no" result (sampling): answer it with a
+    JSON-RPC error where the wire allows one."""
 
 
 class TerminalLines:
@@ -69,8 +76,9 @@ class Prompter:
     stdin: LineSource
     out: TextIO
 
-    def answer(self, request: InputRequest) -> dict[str, Any] | None:
-        """A response for `request`, or None when it is of a kind a person cannot answer here."""
+    def answer(self, request: InputRequest) -> dict[str, Any] | Rejection | None:
+        """A response for `request`, a `Rejection` when the person declined a sampling request,
+        or None when it is of a kind a person cannot answer here."""
         self._say("")
         origin = f" (task {clean_text(request.task_id)})" if request.task_id else ""
         self._say(f"── input requested{origin}: {clean_text(request.method)}")
@@ -205,10 +213,10 @@ class Prompter:
         self._say(f"  URL:  {clean_text(url)}")
         self._say(f"  host: {describe_host(url)}")
         self._say("  (taskscope never opens it; open it yourself if you consent)")
-        text = self._ask("Consent to open this URL? [y/N]: ").strip().lower()
-        return {"action": "accept" if text in ("y", "yes") else "decline"}
+        consent = self._confirm("Consent to open this URL? [y/N]: ")
+        return {"action": "accept" if consent else "decline"}
 
-    def _sampling(self, request: InputRequest) -> dict[str, Any]:
+    def _sampling(self, request: InputRequest) -> dict[str, Any] | Rejection:
         params = request.params
         if params.get("systemPrompt"):
             self._say(f"  system prompt: {clean_text(params['systemPrompt'], allow_newlines=True)}")
@@ -216,22 +224,25 @@ class Prompter:
             if isinstance(message, dict):
                 self._say(f"  {clean_text(message.get('role'))}: {message_text(message)}")
         self._say(f"  maxTokens: {clean_text(params.get('maxTokens'))}")
-        reply = ""
-        while not reply:
+        self._say("  (an empty reply offers to decline)")
+        while True:
             reply = self._ask("Assistant reply: ").strip()
+            if reply:
+                break
+            if self._confirm("Decline this request? [y/N]: "):
+                return Rejection()
         model = self._ask("Model name [human]: ").strip() or "human"
-        return {
-            "role": "assistant",
-            "content": {"type": "text", "text": reply},
-            "model": model,
-            "stopReason": "endTurn",
-        }
+        return sampling_result(reply, model)
 
     # -- line I/O -------------------------------------------------------------------------------
 
     def _say(self, text: str) -> None:
         self.out.write(text + "\n")
         self.out.flush()
+
+    def _confirm(self, prompt: str) -> bool:
+        """A yes/no question; only "y" or "yes" is yes."""
+        return self._ask(prompt).strip().lower() in ("y", "yes")
 
     def _ask(self, prompt: str) -> str:
         self.out.write(prompt)
@@ -243,34 +254,3 @@ class Prompter:
 
 
 _OMIT = object()
-
-
-def message_text(message: dict[str, Any]) -> str:
-    """The text of a sampling message's content (non-text blocks shown by type), sanitized."""
-    content = message.get("content")
-    blocks = content if isinstance(content, list) else [content]
-    parts = []
-    for block in blocks:
-        if isinstance(block, dict) and block.get("type") == "text":
-            parts.append(clean_text(block.get("text", ""), allow_newlines=True))
-        elif isinstance(block, dict):
-            parts.append(f"<{clean_text(block.get('type'))} content>")
-    return " ".join(parts)
-
-
-def describe_host(url: str) -> str:
-    """The URL's host, shown decoded and raw when it is (or contains) punycode."""
-    try:
-        host = urlsplit(url).hostname or ""
-    except ValueError:
-        return "(not a valid URL)"
-    if not host:
-        return "(none)"
-    try:
-        decoded = host.encode("ascii").decode("idna") if host.isascii() else host
-        raw = host if host.isascii() else host.encode("idna").decode("ascii")
-    except (UnicodeError, ValueError):
-        return clean_text(host)
-    if decoded == raw:
-        return clean_text(host)
-    return f"{clean_text(decoded)} (raw: {clean_text(raw)})"

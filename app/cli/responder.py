@@ -1,9 +1,10 @@
 """Decides how this run answers each input request: a scripted rule, `--root` paths, or a person.
 
 Order: the first matching `--answers` rule; for `roots/list` the `--root` paths (an empty list, i.e.
-declined, when none were given); then a terminal prompt when the run is interactive. Anything else
-stays unanswered, which ends a watch with exit 6. Scripted answers are checked against the
-request's schema before they are sent.
+declined, when none were given); then a terminal prompt when the run is interactive (a sampling
+request may be declined there: the reply then asks for a JSON-RPC error instead of a result).
+Anything else stays unanswered, which ends a watch with exit 6. Scripted answers are checked
+against the request's schema before they are sent.
 """
 
 from __future__ import annotations
@@ -12,13 +13,12 @@ import asyncio
 import contextlib
 import os
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from app.cli.answers import AnswerBook, response_problems
-from app.cli.prompts import PromptClosed, Prompter
+from app.cli.prompts import PromptClosed, Prompter, Rejection
 from app.engine.models import InputKind, InputRequest
 
 AnswerSource = Literal["answers", "roots", "prompt"]
@@ -27,10 +27,12 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Reply:
-    """An answer ready to send, and where it came from."""
+    """An answer ready to send, and where it came from. `reject`: decline the request with a
+    JSON-RPC error instead (`response` is then empty)."""
 
     response: dict[str, Any]
     source: AnswerSource
+    reject: bool = False
 
 
 class InvalidAnswer(Exception):
@@ -52,15 +54,6 @@ def interactive_allowed(
         for name in ("CI", "TASKSCOPE_NON_INTERACTIVE")
     )
     return requested and stdin_is_terminal and not yes and not vetoed
-
-
-def root_entries(paths: Sequence[str]) -> list[dict[str, str]]:
-    """`--root` paths as `roots/list` entries with `file://` URIs."""
-    entries = []
-    for path in paths:
-        resolved = Path(path).expanduser().resolve()
-        entries.append({"uri": resolved.as_uri(), "name": resolved.name or str(resolved)})
-    return entries
 
 
 @dataclass
@@ -93,6 +86,8 @@ class Responder:
             except PromptClosed:
                 self.prompter = None
                 return None
+        if isinstance(response, Rejection):
+            return Reply({}, "prompt", reject=True)
         return None if response is None else Reply(response, "prompt")
 
 

@@ -16,9 +16,10 @@ from app.cli.errors import cli_error
 from app.cli.export import tasks_export
 from app.cli.output import CliError, Output
 from app.cli.prompts import Prompter, TerminalLines
-from app.cli.responder import Responder, interactive_allowed, root_entries
+from app.cli.responder import Responder, interactive_allowed
 from app.cli.session import Session, open_session
 from app.cli.watch import WatchBounds
+from app.engine.input_text import root_entries
 
 
 async def run_command(namespace: argparse.Namespace, out: Output) -> int:

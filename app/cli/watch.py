@@ -27,6 +27,7 @@ from app.cli.responder import InvalidAnswer, Responder
 from app.cli.session import Session
 from app.engine.events import TaskEvent
 from app.engine.guard import ReadOnlyRefused
+from app.engine.inputs import InputNotPending
 from app.engine.models import InputRequest, Task
 from app.engine.poller import Poller
 from app.engine.sanitize import clean_text
@@ -223,6 +224,9 @@ class TaskWatch:
                 )
             )
             return
+        if reply.reject:
+            await self._reject(request)
+            return
         self.out.note(f"answering {clean_text(request.method)} from {reply.source}")
         if not await self.poller.answer(request, reply.response) and self.session.readonly:
             error = cli_error(ReadOnlyRefused("answer", request.task_id))
@@ -230,3 +234,31 @@ class TaskWatch:
             self._finish(
                 WatchReport("readonly", self.task_id, self.last_task, error.message, [request])
             )
+
+    async def _reject(self, request: InputRequest) -> None:
+        """Decline a server request with a JSON-RPC error; where the wire has no error reply the
+        request stays unanswered and the watch ends as input-required."""
+        try:
+            rejected = await self.poller.reject(request)
+        except ReadOnlyRefused as exc:
+            error = cli_error(exc)
+            self.out.error(error)
+            self._finish(
+                WatchReport("readonly", self.task_id, self.last_task, error.message, [request])
+            )
+            return
+        except InputNotPending:  # answered or withdrawn meanwhile; the poller emitted an error
+            return
+        if rejected:
+            self.out.note(f"declined {clean_text(request.method)} with an error reply")
+            return
+        self.out.note("this wire cannot decline a request; it stays unanswered")
+        self._finish(
+            WatchReport(
+                "input-required",
+                self.task_id,
+                self.last_task,
+                "declined input cannot be sent on this wire; the request stays unanswered",
+                [request],
+            )
+        )

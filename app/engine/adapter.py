@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from app.engine.input_text import REJECT_CODE
 from app.engine.models import InputRequest, Task
 
 WireName = Literal["legacy", "extension", "none"]
@@ -80,6 +81,14 @@ class TasksAdapter(Protocol):
     async def answer(self, request: InputRequest, response: dict[str, Any]) -> None: ...
 
     async def answer_many(self, task_id: str, responses: dict[str, dict[str, Any]]) -> None: ...
+
+    async def reject(
+        self, request: InputRequest, *, code: int = REJECT_CODE, message: str | None = None
+    ) -> bool:
+        """Decline a pending server request with a JSON-RPC error (default message from
+        `input_text.rejection_message`). False, with the request left pending, where the wire
+        has no error reply (extension `inputRequests`, MRTR rounds)."""
+        ...
 
     def pending_inputs(self) -> list[InputRequest]: ...
 

@@ -1,7 +1,7 @@
 """The one gate every mutating verb goes through: read-only mode and the action journal.
 
 `GuardedAdapter` wraps a wire adapter. Its mutating verbs (create, plain tool call, cancel,
-answer) are recorded as user actions, and under `--readonly` they are refused with
+answer, reject) are recorded as user actions, and under `--readonly` they are refused with
 `ReadOnlyRefused` before anything is sent. Both faces (CLI and TUI) drive the engine through this
 wrapper, so read-only mode is enforced here and nowhere else; the UIs only ask `readonly` to
 decide what to show.
@@ -19,6 +19,7 @@ from app.engine.adapter import (
     TasksCapabilities,
 )
 from app.engine.adapters import WireAdapter
+from app.engine.input_text import REJECT_CODE
 from app.engine.inputs import InputBroker
 from app.engine.models import InputRequest, Task
 from app.engine.normalize import Variants
@@ -119,6 +120,13 @@ class GuardedAdapter:
         for key, response in responses.items():
             self._check("answer", task_id, key=key, response=response)
         await self.inner.answer_many(task_id, responses)
+
+    async def reject(
+        self, request: InputRequest, *, code: int = REJECT_CODE, message: str | None = None
+    ) -> bool:
+        """Decline a server question with a JSON-RPC error, journaled with its key and code."""
+        self._check("reject", request.task_id, key=request.key, method=request.method, code=code)
+        return await self.inner.reject(request, code=code, message=message)
 
     def _check(self, verb: str, task_id: str | None, **details: Any) -> None:
         """Journal the action, and refuse it (before anything is sent) when read-only."""

@@ -3,7 +3,8 @@
 Requests are keyed by (task id, key). The extension repeats the same key on every poll until the
 server drops it, so the broker announces each request once, never re-announces or re-answers an
 answered key, and keeps a typed answer until the server acknowledged it. Legacy server-to-client
-requests (and MRTR rounds) wait on a future that `resolve()` completes.
+requests (and MRTR rounds) wait on a future that `resolve()` completes, or that `reject()` fails
+with the JSON-RPC error to answer with instead.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from app.engine.models import InputRequest
 log = logging.getLogger(__name__)
 
 Ident = tuple[str | None, str]
+Outcome = dict[str, Any] | Exception
+"""How a waited-on request ends: the response to send, or the error to answer with instead."""
 
 
 class InputNotPending(LookupError):
@@ -48,7 +51,7 @@ class InputBroker:
         self._pending: dict[Ident, _Entry] = {}
         self._answered: set[Ident] = set()
         self._attached: dict[str, str] = {}
-        self._early: dict[Ident, dict[str, Any]] = {}
+        self._early: dict[Ident, Outcome] = {}
         """Answers given before anyone waited (a listener may answer at once)."""
         self._listeners: list[InputListener] = []
 
@@ -118,21 +121,35 @@ class InputBroker:
 
     def resolve(self, request: InputRequest, response: dict[str, Any]) -> None:
         """Hand an answer to whoever waits on the request (legacy handler, MRTR round)."""
+        self._settle(request, response)
+
+    def reject(self, request: InputRequest, error: Exception) -> None:
+        """Make whoever waits on the request raise `error` (a legacy handler then answers the
+        server with it as a JSON-RPC error); the request counts as answered."""
+        self._settle(request, error)
+
+    def _settle(self, request: InputRequest, outcome: Outcome) -> None:
         ident = self._ident(request)
         entry = self._pending.pop(ident, None)
         if entry is None:
             raise InputNotPending(request.task_id, request.key)
-        entry.response = response
         if ident[0] is not None:
             self._answered.add(ident)
         if entry.waiter is None:
-            self._early[ident] = response
-        elif not entry.waiter.done():
-            entry.waiter.set_result(response)
+            self._early[ident] = outcome
+        elif entry.waiter.done():
+            return
+        elif isinstance(outcome, dict):
+            entry.waiter.set_result(outcome)
+        else:
+            entry.waiter.set_exception(outcome)
 
     async def wait(self, request: InputRequest) -> dict[str, Any]:
-        """Wait until `resolve()` answers the request; cancelling the wait withdraws it."""
+        """Wait until `resolve()` answers the request (or raise what `reject()` gave); cancelling
+        the wait withdraws it."""
         early = self._early.pop(self._ident(request), None)
+        if isinstance(early, Exception):
+            raise early
         if early is not None:
             return early
         entry = self._entry(request)

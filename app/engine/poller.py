@@ -187,6 +187,29 @@ class Poller:
         self._emit_for(request.task_id, "input_answered", "user", input_request=request)
         return True
 
+    async def reject(self, request: InputRequest) -> bool:
+        """Decline a legacy server request with a JSON-RPC error; emits "input_answered".
+
+        False (nothing sent, nothing emitted) on a wire where a request cannot be rejected: it
+        stays pending. A failure emits "error" and raises.
+        """
+        try:
+            rejected = await self._adapter.reject(request)
+        except Exception as exc:
+            self._emit_for(
+                request.task_id, "error", "user", detail=_describe(exc), frame=_frame(exc)
+            )
+            raise
+        if rejected:
+            self._emit_for(
+                request.task_id,
+                "input_answered",
+                "user",
+                detail="declined with an error reply",
+                input_request=request,
+            )
+        return rejected
+
     async def answer_many(self, task_id: str, responses: dict[str, dict[str, Any]]) -> bool:
         """Send several answers for one task at once (one `tasks/update` on the extension wire)."""
         try:

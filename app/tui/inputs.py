@@ -1,8 +1,9 @@
 """One entry point for answering input in the TUI: pick the right modal for a request and run it.
 
 `open_input` must be awaited from a worker (it waits for the modal to close). It returns the
-response the server acknowledged, or None when nothing was sent (put off with "Later", or a
-sampling request declined). `roots/list` needs no modal: it is answered from the `--root` paths.
+response the server acknowledged, or None when no result was sent (put off with "Later", or a
+sampling request declined through `reject`). `roots/list` needs no modal: it is answered from the
+`--root` paths.
 """
 
 from __future__ import annotations
@@ -13,19 +14,14 @@ from typing import Any
 
 from textual.app import App
 
-from app.cli.responder import root_entries
+from app.engine.input_text import roots_response
 from app.engine.models import InputKind, InputRequest
 from app.engine.schema_form import UnsupportedSchema, parse_schema
 from widgets.input_form import InputForm
 from widgets.input_json import InputJson, unsupported_reason
-from widgets.input_modal import AnswerModal, Submit
+from widgets.input_modal import AnswerModal, Reject, Submit
 from widgets.input_sampling import InputSampling
 from widgets.input_url import InputUrl, Opener
-
-
-def roots_response(paths: Sequence[str]) -> dict[str, Any]:
-    """The `roots/list` result for the `--root` paths (no paths: an empty list)."""
-    return {"roots": root_entries(paths)}
 
 
 def draft_content(draft: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
@@ -43,11 +39,13 @@ def input_screen(
     server: str = "",
     draft: Mapping[str, Any] | None = None,
     opener: Opener = webbrowser.open,
+    reject: Reject | None = None,
 ) -> AnswerModal:
     """The modal that answers `request`, for callers that push it with a callback themselves.
 
     `draft` is a response typed earlier but not acknowledged (`broker.staged_answer`); its values
-    are filled in again. `roots/list` has no modal: answer it with `roots_response`.
+    are filled in again. `reject` declines a sampling request with a JSON-RPC error (e.g.
+    `adapter.reject(request)`). `roots/list` has no modal: answer it with `roots_response`.
     """
     if request.kind is InputKind.FORM:
         schema = request.requested_schema
@@ -66,7 +64,7 @@ def input_screen(
     if request.kind is InputKind.URL:
         return InputUrl(request, submit, server=server, opener=opener)
     if request.kind is InputKind.SAMPLING:
-        return InputSampling(request, submit, server=server)
+        return InputSampling(request, submit, server=server, reject=reject)
     if request.kind is InputKind.ROOTS:
         raise ValueError("roots/list is answered with roots_response(), not a modal")
     if request.method == "elicitation/create":
@@ -97,16 +95,18 @@ async def open_input(
     draft: Mapping[str, Any] | None = None,
     roots: Sequence[str] = (),
     opener: Opener = webbrowser.open,
+    reject: Reject | None = None,
 ) -> dict[str, Any] | None:
     """Answer one input request: show its modal and return the acknowledged response, or None.
 
     Call it from a worker. `submit(response)` sends one response (e.g. `adapter.answer(request,
     response)`) and raises on failure; the modal keeps what was typed and lets the user retry.
+    `reject()` declines a sampling request with a JSON-RPC error (False where the wire cannot).
     A `roots/list` request is answered from `roots` without a modal (submit errors propagate).
     """
     if request.kind is InputKind.ROOTS:
         response = roots_response(roots)
         await submit(response)
         return response
-    screen = input_screen(request, submit, server=server, draft=draft, opener=opener)
+    screen = input_screen(request, submit, server=server, draft=draft, opener=opener, reject=reject)
     return await app.push_screen(screen, wait_for_dismiss=True)

@@ -22,6 +22,7 @@ from app.engine.adapter import (
     VerbUnsupported,
 )
 from app.engine.connection import Connection, RpcError
+from app.engine.input_text import REJECT_CODE, rejection_message
 from app.engine.inputs import InputBroker
 from app.engine.models import InputRequest, Progress
 from app.engine.normalize import Variants
@@ -81,6 +82,21 @@ class AdapterBase:
     def pending_inputs(self) -> list[InputRequest]:
         """Every question still waiting for an answer, from every task (and task-less calls)."""
         return self.broker.pending()
+
+    async def reject(
+        self, request: InputRequest, *, code: int = REJECT_CODE, message: str | None = None
+    ) -> bool:
+        """Answer a pending legacy server request with a JSON-RPC error instead of a result.
+
+        Only a real server-to-client request (legacy wire) can get an error reply. An extension
+        `inputRequests` entry or an MRTR round has none: it is left pending and False returned.
+        Raises `InputNotPending` when the request is not waiting.
+        """
+        if request.wire != "legacy":
+            return False
+        error = RpcError(code, message if message is not None else rejection_message(request))
+        self.broker.reject(request, error)
+        return True
 
     def on_input(self, listener: InputListener) -> None:
         self.broker.add_listener(listener)
