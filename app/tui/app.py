@@ -746,6 +746,9 @@ class TaskscopeApp(App[int]):
         async def submit(response: dict[str, Any]) -> None:
             await self.source.answer(request, response)
 
+        async def reject() -> bool:
+            return await self.source.reject(request)
+
         await open_input(
             self,
             request,

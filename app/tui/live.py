@@ -198,6 +198,10 @@ class LiveSource:
         if not await self._require_poller().answer(request, response):
             raise SourceUnavailable("the server did not take the answer; see the task's timeline")
 
+    async def reject(self, request: InputRequest) -> bool:
+        """Decline a server request through the poller (so the task's timeline records it)."""
+        return await self._require_poller().reject(request)
+
     def staged_answer(self, request: InputRequest) -> dict[str, Any] | None:
         adapter = self._adapter
         return adapter.broker.staged_answer(request) if adapter is not None else None

@@ -91,6 +91,9 @@ class RecordedSource:
     async def answer(self, request: InputRequest, response: dict[str, Any]) -> None:
         raise SourceUnavailable(READ_ONLY)
 
+    async def reject(self, request: InputRequest) -> bool:
+        raise SourceUnavailable(READ_ONLY)
+
     def staged_answer(self, request: InputRequest) -> dict[str, Any] | None:
         return None
 

@@ -113,6 +113,11 @@ class TaskSource(Protocol):
         """Send one answer; raises when the server did not take it."""
         ...
 
+    async def reject(self, request: InputRequest) -> bool:
+        """Decline a server request with a JSON-RPC error; False where the wire cannot (it then
+        stays pending); raises when it failed."""
+        ...
+
     def staged_answer(self, request: InputRequest) -> dict[str, Any] | None:
         """An answer typed earlier that the server has not acknowledged, to fill in again."""
         ...
