@@ -2,8 +2,9 @@
 
 `start_http_demo("legacy", "--speed", "20")` runs `python -m app.demo` over Streamable HTTP on a
 free port and yields its URL once the port accepts connections; `stdio_demo_command(...)` is the
-command line a stdio client spawns. The server's stderr goes to a temporary file and is shown
-when start-up fails, so a crash is never silent.
+command line a stdio client spawns. `hostile_command` / `start_http_hostile` do the same for the
+hostile server (`app.demo.hostile`) with its misbehaviour modes. The server's stderr goes to a
+temporary file and is shown when start-up fails, so a crash is never silent.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
@@ -83,15 +84,49 @@ def stop_process(process: subprocess.Popen[bytes], grace: float = 5.0) -> None:
             process.wait(timeout=grace)
 
 
+def hostile_command(wire: Wire, *modes: str, extra_args: Sequence[str] = ()) -> list[str]:
+    """The command line of the hostile server (`app.demo.hostile`) over stdio with `modes` on."""
+    flags = [part for mode in modes for part in ("--mode", mode)]
+    return [sys.executable, "-m", "app.demo.hostile", "--wire", wire, *flags, *extra_args]
+
+
+def http_hostile_command(
+    wire: Wire, port: int, *modes: str, extra_args: Sequence[str] = ()
+) -> list[str]:
+    """The hostile server's command line on HTTP at 127.0.0.1:`port`."""
+    transport = ["--transport", "http", "--host", "127.0.0.1", "--port", str(port)]
+    return [*hostile_command(wire, *modes, extra_args=extra_args), *transport]
+
+
+@contextmanager
+def start_http_hostile(
+    wire: Wire, *modes: str, extra_args: Sequence[str] = (), timeout: float = 20.0
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """Run the hostile server over HTTP on a free port; yield `(url, process)`, then stop it."""
+    port = free_port()
+    command = http_hostile_command(wire, port, *modes, extra_args=extra_args)
+    with _http_server(command, port, "hostile", timeout) as running:
+        yield running
+
+
 @contextmanager
 def start_http_demo(
     wire: Wire, *extra_args: str, timeout: float = 20.0
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """Run a `wire` demo server over HTTP on a free port; yield `(url, process)`, then stop it."""
     port = free_port()
+    with _http_server(http_demo_command(wire, port, *extra_args), port, wire, timeout) as running:
+        yield running
+
+
+@contextmanager
+def _http_server(
+    command: list[str], port: int, name: str, timeout: float
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """Start `command`, wait until it listens on `port`, yield `(url, process)`, then stop it."""
     with tempfile.TemporaryFile() as stderr:
         process = subprocess.Popen(
-            http_demo_command(wire, port, *extra_args),
+            command,
             cwd=REPO_ROOT,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -104,7 +139,7 @@ def start_http_demo(
                 stop_process(process)
                 stderr.seek(0)
                 log = stderr.read().decode(errors="replace")[-4000:]
-                raise RuntimeError(f"{wire} demo server did not start: {error}\n{log}") from error
+                raise RuntimeError(f"{name} server did not start: {error}\n{log}") from error
             yield f"http://127.0.0.1:{port}/mcp", process
         finally:
             stop_process(process)

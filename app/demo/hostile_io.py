@@ -46,7 +46,8 @@ class StdioLink:
             die()
         if item.action == "drop":
             self.dropped = True
-            self.out.close()
+            self.out.flush()
+            os.close(sys.stdout.fileno())  # the stream object never closes fd 1 itself
             return
         self.out.write(item.encode() + b"\n")
         self.out.flush()

@@ -257,7 +257,7 @@ GARBAGE_FRAMES: tuple[bytes, ...] = (
     b'{"jsonrpc": "2.0", "method": 42}',
     b'{"jsonrpc": "2.0", "id": [1], "method": "weird/id"}',
     b'{"jsonrpc": "2.0", "method": "notifications/unknown", "params": "not an object"}',
-    b'{"jsonrpc": "2.0", "id": 1, "error": "not an object"}',
+    b'{"jsonrpc": "2.0", "id": 0, "error": "not an object"}',
     b'{"truncated": ',
 )
 
