@@ -7,6 +7,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -21,6 +23,7 @@ from app.tui.app import TaskscopeApp
 from app.tui.live import LiveSource
 from app.tui.replay import ReplaySource
 from app.tui.state import WatchedTask
+from tests.demo_servers import REPO_ROOT
 from tests.tui_helpers import SIZE, connected, only_task, stdio_target, wait_for
 from widgets.arguments_form import CreateRequest
 from widgets.confirm import TextPrompt
@@ -146,3 +149,27 @@ def test_replay_of_a_fixed_recording_at_120x36(snap_compare: Any, utc: None) -> 
         await pilot.pause(0.3)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=replayed)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("replay", "tests/golden/deploy-release-legacy.md"), "no taskscope recording"),
+        (("replay", "missing.ndjson"), "cannot read"),
+        (("replay", "x.ndjson", "--speed", "0"), "above zero"),
+        (("replay", "x.ndjson", "--speed", "2", "--instant"), "not allowed with"),
+    ],
+)
+def test_replay_refuses_what_it_cannot_play_as_a_usage_error(
+    args: tuple[str, ...], message: str
+) -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "app.cli.main", *args],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        cwd=REPO_ROOT,
+    )
+    assert run.returncode == 2
+    error = json.loads(run.stderr.strip().splitlines()[-1])["error"]
+    assert error["code"] == "USAGE" and message in error["message"]
