@@ -178,7 +178,23 @@ async def test_single_answers_url_sampling_and_roots() -> None:
         done = await poll_until(adapter, link.task_id, terminal)
         assert done.result is not None and done.result["content"][0]["text"] == "Account linked."
         done = await poll_until(adapter, roots.task_id, terminal)
-        assert done.result is not None and "file:///projects/demo" in done.result["content"][0]["text"]
+        assert (
+            done.result is not None and "file:///projects/demo" in done.result["content"][0]["text"]
+        )
+        await adapter.close()
+
+
+async def test_a_request_cannot_be_rejected_on_the_extension_wire() -> None:
+    async with extension_demo("stdio") as connection:
+        sent = record_requests(connection)
+        adapter = extension_adapter(connection)
+        roots = await created(adapter, "index_workspace")
+        (where,) = (
+            await poll_until(adapter, roots.task_id, lambda t: bool(t.input_requests))
+        ).input_requests
+        assert await adapter.reject(where) is False
+        assert adapter.pending_inputs() == [where]
+        assert not [m for m in sent if m.get("method") == "tasks/update"]
         await adapter.close()
 
 

@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 
+from app.engine.connection import RpcError
 from app.engine.inputs import InputBroker, InputNotPending
 from app.engine.models import InputKind, InputRequest
 
@@ -145,4 +146,27 @@ async def test_an_answer_given_before_the_wait_is_not_lost() -> None:
     broker.resolve(request, {"action": "accept"})
     assert await broker.wait(request) == {"action": "accept"}
     with pytest.raises(InputNotPending):
+        await broker.wait(request)
+
+
+async def test_a_rejection_makes_the_waiter_raise_and_counts_as_answered() -> None:
+    broker = InputBroker()
+    request = ask("7", wire="legacy")
+    broker.offer(request)
+    waiter = asyncio.ensure_future(broker.wait(request))
+    await asyncio.sleep(0)
+    broker.reject(request, RpcError(-1, "User rejected sampling request"))
+    with pytest.raises(RpcError, match="User rejected sampling request"):
+        await waiter
+    assert broker.pending() == [] and broker.is_answered("t1", "7")
+    with pytest.raises(InputNotPending):
+        broker.reject(request, RpcError(-1, "again"))
+
+
+async def test_a_rejection_given_before_the_wait_is_not_lost() -> None:
+    broker = InputBroker()
+    request = ask("8", task_id=None, wire="legacy")
+    broker.offer(request)
+    broker.reject(request, RpcError(-1, "no"))
+    with pytest.raises(RpcError, match="no"):
         await broker.wait(request)

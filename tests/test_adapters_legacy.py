@@ -244,6 +244,31 @@ async def test_answer_many_sampling_and_roots() -> None:
         await adapter.close()
 
 
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_a_declined_sampling_request_gets_an_error_reply_and_the_task_finishes(
+    transport: Transport,
+) -> None:
+    async with legacy_demo(transport) as connection:
+        answers = record_responses(connection)
+        adapter = legacy_adapter(connection)
+        summary = await adapter.create("summarize_text", {"text": "long text"})
+        assert summary.task is not None
+        task_id = summary.task.task_id
+        asked = await poll_until(adapter, task_id, lambda t: bool(t.input_requests))
+        (sampling,) = asked.input_requests
+        assert await adapter.reject(sampling) is True
+        assert adapter.pending_inputs() == []
+        done = await poll_until(adapter, task_id, terminal)
+        assert done.status == "failed"  # the tool's isError result fails the task
+        result = await adapter.fetch_result(task_id)
+        assert result["isError"] is True
+        assert result["content"][0]["text"] == "The client declined to sample."
+        (reply,) = [a for a in answers if str(a.get("id")) == sampling.key]
+        assert reply["error"] == {"code": -1, "message": "User rejected sampling request"}
+        assert "result" not in reply
+        await adapter.close()
+
+
 async def test_questions_on_the_standalone_stream() -> None:
     async with legacy_demo("stdio", "--elicit-channel", "standalone") as connection:
         adapter = legacy_adapter(connection)

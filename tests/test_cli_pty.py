@@ -154,6 +154,22 @@ def test_sampling_shows_the_prompt_and_sends_the_typed_reply() -> None:
     assert "Summary: Servers run long jobs." in json.dumps(document["task"])
 
 
+def test_declining_sampling_answers_with_an_error_and_the_task_ends() -> None:
+    args = ("tools", "call", *demo("legacy"), "--tool-name", "summarize_text", "--task")
+    with interactive_cli(*args, "--task-watch") as (term, process):
+        term.expect("Assistant reply: ")
+        term.type("")
+        term.expect("Decline this request? [y/N]: ")
+        term.type("y")
+        term.expect("declined sampling/createMessage with an error reply")
+        term.expect("watch ended (failed)")
+        stdout, _ = process.communicate(timeout=30)
+    assert process.returncode == 1, stdout
+    document = json.loads(stdout)
+    assert document["outcome"] == "failed"
+    assert "The client declined to sample." in json.dumps(document["task"])
+
+
 def test_ctrl_c_at_a_prompt_aborts_with_the_envelope() -> None:
     args = ("tools", "call", *demo("extension"), "--tool-name", "provision_server", "--task")
     with interactive_cli(*args, "--task-watch") as (term, process):

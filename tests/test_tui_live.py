@@ -27,6 +27,7 @@ from tests.tui_helpers import (
 from widgets.arguments_form import ArgumentsForm, CreateRequest
 from widgets.confirm import ConfirmModal, TextPrompt
 from widgets.header_bar import HeaderBar
+from widgets.input_sampling import InputSampling
 from widgets.tool_picker import ToolPicker
 
 pytestmark = pytest.mark.timeout(90)
@@ -86,6 +87,23 @@ async def test_synchronous_answer_is_a_finished_row_not_an_error() -> None:
         row = only_task(app)
         assert row.synchronous and row.status == "completed" and row.settled
         assert row.task is not None and "Lisbon" in str(row.task.result)
+
+
+async def test_declining_legacy_sampling_lets_the_task_finish() -> None:
+    app = live_app(stdio_target("legacy"), remember_tasks=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot)
+        await app.create_task(CreateRequest("summarize_text", {"text": "long"}, None, True))
+        await wait_for(pilot, lambda: len(app.tasks) == 1 and bool(only_task(app).pending_inputs))
+        await wait_for(pilot, lambda: app.table.selected_task_id == only_task(app).task_id)
+        await pilot.press("i")
+        await wait_for(pilot, lambda: isinstance(app.screen, InputSampling))
+        await pilot.click("#input-reject")
+        await wait_for(pilot, lambda: only_task(app).status == "failed")
+        done = only_task(app)
+        assert done.task is not None and done.task.result is not None
+        assert done.task.result["isError"] is True
+        assert done.task.result["content"][0]["text"] == "The client declined to sample."
 
 
 async def test_extension_server_may_answer_synchronously(extension_http: str) -> None:
