@@ -25,13 +25,13 @@ from app.cli.output import (
     Output,
     usage_error,
 )
-from app.cli.render import input_json, task_json
 from app.cli.responder import InvalidAnswer, Responder
 from app.cli.session import Session
 from app.cli.watch import TaskWatch, WatchBounds
 from app.engine.models import InputRequest
 from app.engine.poller import Poller
 from app.engine.sanitize import clean_text
+from app.engine.task_json import input_json, task_json
 
 T = TypeVar("T")
 MAX_TOOL_PAGES = 100

@@ -1,52 +1,14 @@
-"""How tasks and watch events look in headless output: a task as JSON, an event as one stderr line.
-
-The JSON keeps server values as data (the envelope printer escapes anything a terminal would act
-on); the stderr lines are plain text with every server string sanitized.
+"""How watch events look in headless output: one plain stderr line each, every server string
+sanitized. (A task as JSON is `app.engine.task_json`, shared with the TUI.)
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from app.engine import deep_json
 from app.engine.events import TaskEvent
-from app.engine.models import InputRequest, Task
 from app.engine.sanitize import clean_text
 
 FRAME_EXCERPT = 400
-
-
-def task_json(task: Task) -> dict[str, Any]:
-    """A normalized task as JSON with the protocol's field names (absent values left out)."""
-    document: dict[str, Any] = {
-        "taskId": task.task_id,
-        "status": task.status,
-        "statusMessage": task.status_message,
-        "createdAt": task.created_at.isoformat() if task.created_at else None,
-        "lastUpdatedAt": task.last_updated_at.isoformat() if task.last_updated_at else None,
-        "ttlMs": task.ttl_ms,
-        "pollIntervalMs": task.poll_interval_ms,
-        "toolName": task.tool_name,
-        "result": task.result,
-        "resultSource": task.result_source,
-        "error": task.error.model_dump() if task.error else None,
-        "inputRequests": [input_json(request) for request in task.input_requests] or None,
-        "progress": task.progress.model_dump(exclude_none=True) if task.progress else None,
-    }
-    return {key: value for key, value in document.items() if value is not None}
-
-
-def input_json(request: InputRequest) -> dict[str, Any]:
-    """An input request as JSON: its key, kind, method, message and the server's params."""
-    document: dict[str, Any] = {
-        "key": request.key,
-        "kind": request.kind.value,
-        "method": request.method,
-        "message": request.message or None,
-        "taskId": request.task_id,
-        "params": request.params,
-    }
-    return {key: value for key, value in document.items() if value is not None}
 
 
 def event_line(event: TaskEvent) -> str | None:

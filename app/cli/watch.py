@@ -22,7 +22,7 @@ from app.cli.output import (
     EXIT_TIMEOUT,
     Output,
 )
-from app.cli.render import event_line, input_json, task_json
+from app.cli.render import event_line
 from app.cli.responder import InvalidAnswer, Responder
 from app.cli.session import Session
 from app.engine.events import TaskEvent
@@ -31,6 +31,7 @@ from app.engine.inputs import InputNotPending
 from app.engine.models import InputRequest, Task
 from app.engine.poller import Poller
 from app.engine.sanitize import clean_text
+from app.engine.task_json import input_json, task_json
 
 OUTCOME_EXIT: dict[str, int] = {
     "completed": EXIT_OK,

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from app.cli.render import task_json
+from app.engine.task_json import task_json
 from app.tui.state import WatchedTask
 
 
