@@ -13,8 +13,8 @@ import pytest
 
 from app.engine.events import TaskEvent
 from app.engine.export import lives_json, lives_markdown, render, task_lives
-from app.engine.models import Task
-from app.engine.recording import RecordedEvent
+from app.engine.models import InputKind, InputRequest, Task
+from app.engine.recording import Action, Entry, RecordedEvent
 from app.engine.replay import read_recording
 from tests.demo_servers import REPO_ROOT
 
@@ -142,3 +142,26 @@ def test_the_headless_export_reports_a_file_that_is_not_a_recording(tmp_path: Pa
     run = cli("tasks", "export", "--task-id", "x", "--from-recording", str(junk))
     assert run.returncode == 2
     assert "no taskscope recording" in run.stderr
+
+
+def test_a_declined_question_and_an_unanswered_one_are_told_apart() -> None:
+    question = InputRequest(
+        key="7",
+        kind=InputKind.SAMPLING,
+        method="sampling/createMessage",
+        params={},
+        wire="legacy",
+        task_id="t",
+        message="Summarize?",
+    )
+    other = question.model_copy(update={"key": "8", "message": "Again?"})
+    task = Task(task_id="t", wire="legacy", status="input_required", raw={})
+    entries: list[Entry] = [
+        RecordedEvent(1.0, TaskEvent("input_needed", "t", task, 1.0, "stream", None, None, q))
+        for q in (question, other)
+    ]
+    entries.append(Action(2.0, "reject", "t", {"key": "7", "code": -1}))
+    markdown = lives_markdown(task_lives(entries, ["t"]))
+    assert "Declined with a JSON-RPC error." in markdown
+    assert markdown.count("No answer was sent.") == 1
+    assert "| rejected (user) |" in markdown

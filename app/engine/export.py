@@ -23,7 +23,7 @@ EXPORT_VERSION = 1
 
 ExportFormat = Literal["md", "json"]
 
-_ACTION_KINDS = {"cancel": "cancel requested", "answer": "answer"}
+_ACTION_KINDS = {"cancel": "cancel requested", "answer": "answer", "reject": "rejected"}
 _DETAIL_WIDTH = 160
 
 
@@ -242,7 +242,9 @@ def _life_markdown(life: TaskLife) -> str:
 
 def _exchanges(life: TaskLife) -> list[str]:
     questions = [step.question for step in life.steps if step.question is not None]
-    answers = {s.detail: s for s in life.steps if s.kind == "answer" and s.detail is not None}
+    answers = {
+        s.detail: s for s in life.steps if s.kind in ("answer", "rejected") and s.detail is not None
+    }
     created = [s for s in life.steps if s.kind == "create requested" and s.arguments is not None]
     lines: list[str] = []
     if created:
@@ -258,7 +260,9 @@ def _exchanges(life: TaskLife) -> list[str]:
         if schema is not None:
             lines += ["", "   Requested schema:", "", *_code(schema, indent="   ")]
         answer = answers.get(question.key)
-        if answer is None or answer.answer is None:
+        if answer is not None and answer.kind == "rejected":
+            lines += ["", "   Declined with a JSON-RPC error."]
+        elif answer is None or answer.answer is None:
             lines += ["", "   No answer was sent."]
         else:
             lines += ["", "   Answer:", "", *_code(answer.answer, indent="   ")]
