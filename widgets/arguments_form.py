@@ -30,7 +30,13 @@ from app.engine.schema_form import (
     validate_answer,
 )
 from app.tui.source import ToolInfo
-from widgets.input_form import FormField, field_hint, field_widget, initial_raw
+from widgets.input_form import (
+    FormField,
+    checked_content,
+    field_hint,
+    field_widget,
+    initial_raw,
+)
 from widgets.input_json import json_problems
 
 FORM_KEYS = "tab next field · enter or ctrl+s run · ctrl+j edit as JSON · esc close"
@@ -218,18 +224,9 @@ class ArgumentsForm(ModalScreen[CreateRequest | None]):
         return self.query_one("#arguments-json", TextArea)
 
     def _form_content(self) -> dict[str, Any] | None:
-        content: dict[str, Any] = {}
-        first_invalid: FormField | None = None
-        for field in self.fields:
-            valid, value = field.check()
-            if not valid:
-                first_invalid = first_invalid or field
-            elif value is not None:
-                content[field.spec.name] = value
-        if first_invalid is not None:
-            first_invalid.widget.focus()
+        content = checked_content(self.fields)
+        if content is None:
             self._status("Some arguments need fixing (see the marked fields).", error=True)
-            return None
         return content
 
     def _arguments(self) -> dict[str, Any] | None:

@@ -8,7 +8,7 @@ Accept sends `{"action": "accept", "content": {...}}` only once every field is v
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -148,6 +148,23 @@ class FormField:
             row.set_class(reason is not None, "-invalid")
 
 
+def checked_content(fields: Iterable[FormField]) -> dict[str, Any] | None:
+    """Every field's checked value by name (empty ones left out), or None when a field is
+    invalid: each shows its reason and the first one gets the focus."""
+    content: dict[str, Any] = {}
+    first_invalid: FormField | None = None
+    for field in fields:
+        valid, value = field.check()
+        if not valid:
+            first_invalid = first_invalid or field
+        elif value is not None:
+            content[field.spec.name] = value
+    if first_invalid is not None:
+        first_invalid.widget.focus()
+        return None
+    return content
+
+
 def field_widget(field: FieldSpec, start: RawValue, widget_id: str) -> Widget:
     """The widget for one field kind, holding `start` (a default or a kept answer)."""
     if field.kind == "boolean":
@@ -234,16 +251,8 @@ class InputForm(AnswerModal):
             self.fields[0].widget.focus()
 
     def accept_response(self) -> dict[str, Any] | None:
-        content: dict[str, Any] = {}
-        first_invalid: FormField | None = None
-        for field in self.fields:
-            valid, value = field.check()
-            if not valid:
-                first_invalid = first_invalid or field
-            elif value is not None:
-                content[field.spec.name] = value
-        if first_invalid is not None:
-            first_invalid.widget.focus()
+        content = checked_content(self.fields)
+        if content is None:
             self.show_status("Some answers need fixing (see the marked fields).", error=True)
             return None
         problems = validate_answer(self.spec, content)
