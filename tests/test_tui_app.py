@@ -28,6 +28,7 @@ from widgets.arguments_form import ArgumentsForm, task_choice
 from widgets.confirm import TextPrompt
 from widgets.header_bar import HeaderBar
 from widgets.input_form import InputForm
+from widgets.input_inbox import InputInbox
 from widgets.tool_picker import ToolPicker
 
 SIZE = (120, 36)
@@ -290,3 +291,16 @@ async def test_filter_bar_escape_clears(query: str) -> None:
         await pilot.press("escape")
         assert app.filter_query == "" and len(app.table.order) == RECORDED_TASKS
         assert app.table.has_focus
+
+
+async def test_inbox_lists_every_pending_input() -> None:
+    app = recorded_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        await pilot.press("I")
+        await wait_for(pilot, lambda: isinstance(app.screen, InputInbox))
+        inbox = app.screen
+        assert isinstance(inbox, InputInbox)
+        assert [(e.request.task_id, e.request.key) for e in inbox.entries] == [
+            ("tk-deploy-7f3a", "approve")
+        ]

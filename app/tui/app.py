@@ -49,6 +49,7 @@ from app.tui.state import SortKey, TaskFilter, TasksState, WatchedTask, parse_fi
 from widgets.arguments_form import ArgumentsForm, CreateRequest
 from widgets.confirm import ConfirmModal, TextPrompt
 from widgets.header_bar import HeaderBar, HeaderState, ListView
+from widgets.input_inbox import InboxEntry, InputInbox
 from widgets.rpc_log import RpcLog
 from widgets.task_detail import TaskDetail
 from widgets.task_table import TaskTable
@@ -136,6 +137,7 @@ class TaskscopeApp(App[int]):
         self._synthetic: set[str] = set()
         self._known_tools: dict[str, str] = {}
         self._requests: dict[tuple[str, str], InputRequest] = {}
+        self._received_at: dict[tuple[str, str], float] = {}
         self._announced: set[tuple[str, str]] = set()
         self._sync_count = 0
         self._closed = False
@@ -283,6 +285,7 @@ class TaskscopeApp(App[int]):
             self._after_event(event)
         if changed:
             self._refresh_view()
+            self._refresh_inbox()
 
     def _with_known_tool(self, event: TaskEvent) -> TaskEvent:
         """Put back the tool name remembered for an adopted task (tasks/get does not carry it)."""
@@ -306,6 +309,7 @@ class TaskscopeApp(App[int]):
         """A task waits on the user: remember the request, toast and ring the bell once."""
         ident = (task_id, request.key)
         self._requests[ident] = request
+        self._received_at.setdefault(ident, self.clock())
         if ident in self._announced or self.readonly:
             return
         self._announced.add(ident)
@@ -350,7 +354,9 @@ class TaskscopeApp(App[int]):
         self.detail.watched = self.tasks.get(selected) if selected is not None else None
 
     def _tick(self) -> None:
-        """Redraw the clock cells and the connection state."""
+        """Redraw the clock cells and the connection state (not once the App is closing)."""
+        if self._closed:
+            return
         if self.tasks.tasks:
             self.table.sync(self.tasks.tasks, self.shown_ids(), self.clock())
         self._update_header()
@@ -724,24 +730,24 @@ class TaskscopeApp(App[int]):
         self._answer(request)
 
     def _pending_request(self, watched: WatchedTask) -> InputRequest | None:
-        inline = watched.task.input_requests if watched.task is not None else ()
-        for request in inline:
-            if request.key in watched.pending_inputs:
-                return request
         for key in sorted(watched.pending_inputs):
-            found = self._requests.get((watched.task_id, key))
+            found = self._request_for(watched, key)
             if found is not None:
                 return found
         return None
 
     @work(group="input", exit_on_error=False, name="answer")
     async def _answer(self, request: InputRequest) -> None:
-        """Open the modal for one input request (the input modals' entry point)."""
+        await self.answer_request(request)
+
+    async def answer_request(self, request: InputRequest) -> dict[str, Any] | None:
+        """Open the modal for one input request (the input modals' entry point); call it from a
+        worker. The acknowledged response, or None when nothing was sent."""
         from app.tui.inputs import open_input
 
         if self.readonly:
             self.notify("Read-only: answers are not sent.", severity="warning")
-            return
+            return None
 
         async def submit(response: dict[str, Any]) -> None:
             await self.source.answer(request, response)
@@ -749,14 +755,45 @@ class TaskscopeApp(App[int]):
         async def reject() -> bool:
             return await self.source.reject(request)
 
-        await open_input(
+        return await open_input(
             self,
             request,
             submit=submit,
             server=self.info.server_name if self.info else "",
             draft=self.source.staged_answer(request),
             roots=self.roots,
+            reject=reject,
         )
+
+    def inbox_entries(self) -> list[InboxEntry]:
+        """Every input request a watched task is waiting on, with when it was first seen."""
+        server = self.info.server_name if self.info else ""
+        entries: list[InboxEntry] = []
+        for watched in self.tasks.tasks.values():
+            for key in sorted(watched.pending_inputs):
+                request = self._request_for(watched, key)
+                if request is not None:
+                    arrived = self._received_at.get((watched.task_id, key), watched.last_change)
+                    entries.append(InboxEntry(request, server, arrived))
+        return entries
+
+    def _request_for(self, watched: WatchedTask, key: str) -> InputRequest | None:
+        inline = watched.task.input_requests if watched.task is not None else ()
+        for request in inline:
+            if request.key == key:
+                return request
+        return self._requests.get((watched.task_id, key))
+
+    def action_input_inbox(self) -> None:
+        async def answer(entry: InboxEntry) -> dict[str, Any] | None:
+            return await self.answer_request(entry.request)
+
+        self.push_screen(InputInbox(self.inbox_entries(), answer, clock=self.clock))
+
+    def _refresh_inbox(self) -> None:
+        for screen in self.screen_stack:
+            if isinstance(screen, InputInbox):
+                screen.set_entries(self.inbox_entries())
 
     # ------------------------------------------------------------------ panes
 

@@ -28,6 +28,7 @@ APP_BINDINGS: list[BindingType] = [
         tooltip="Poll the marked or selected tasks",
     ),
     Binding("i", "answer_input", "Answer", id="answer-input", tooltip="Answer pending input"),
+    Binding("I", "input_inbox", "Inbox", id="input-inbox", tooltip="Every pending input"),
     Binding(
         "y",
         "copy_json",
