@@ -39,6 +39,7 @@ from app.tui.export import default_path, export_json, tasks_json, write_json
 from app.tui.known_tasks import KnownTasks
 from app.tui.messages import (
     Batcher,
+    CancelAcknowledged,
     FramesArrived,
     SourceConnected,
     SourceFailed,
@@ -531,8 +532,13 @@ class TaskscopeApp(App[int]):
                     describe(exc), title=f"Cancel {one_line(task_id, 30)}", severity="error"
                 )
                 continue
-            if cooperative and self.tasks.request_cancel(task_id, self.clock()):
-                self._refresh_view()
+            if cooperative:
+                self.post_message(CancelAcknowledged(task_id, self.clock()))
+
+    @on(CancelAcknowledged)
+    def _show_cancel_requested(self, message: CancelAcknowledged) -> None:
+        if self.tasks.request_cancel(message.task_id, message.at):
+            self._refresh_view()
 
     # ------------------------------------------------------------------ finding tasks
 

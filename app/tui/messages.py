@@ -53,6 +53,15 @@ class SourceFailed(Message):
         self.reason = reason
 
 
+class CancelAcknowledged(Message):
+    """The server took a cooperative (extension) `tasks/cancel`; show "cancel requested"."""
+
+    def __init__(self, task_id: str, at: float) -> None:
+        super().__init__()
+        self.task_id = task_id
+        self.at = at
+
+
 class Batcher(Generic[T]):
     """Collects items and hands them to `flush` in batches, at most once per `interval` seconds.
 
