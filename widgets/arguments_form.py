@@ -20,15 +20,10 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Select, SelectionList, Static, TextArea
 
+from app.engine.form_answers import default_content, validate_answer
+from app.engine.form_model import FieldSpec, FormSpec
 from app.engine.sanitize import clean_text, one_line, safe_text
-from app.engine.schema_form import (
-    FieldSpec,
-    FormSpec,
-    UnsupportedSchema,
-    default_content,
-    parse_schema,
-    validate_answer,
-)
+from app.engine.schema_form import UnsupportedSchema, parse_schema
 from app.tui.source import ToolInfo
 from widgets.input_form import (
     FormField,

@@ -1,7 +1,8 @@
 """The elicitation form: a field widget per property of `requestedSchema`, checked before sending.
 
-Parsing, coercion and validation all come from `app.engine.schema_form`; this module only maps each
-`FieldSpec` to a widget, reads what was typed back out, and shows each field's reason beside it.
+Parsing (`app.engine.schema_form`), coercion and validation (`app.engine.form_answers`) come from
+the engine; this module only maps each `FieldSpec` to a widget, reads what was typed back out, and
+shows each field's reason beside it.
 Accept sends `{"action": "accept", "content": {...}}` only once every field is valid.
 """
 
@@ -20,16 +21,10 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Select, SelectionList, Static
 
+from app.engine.form_answers import FieldError, coerce_field, default_content, validate_answer
+from app.engine.form_model import FieldSpec, FormSpec
 from app.engine.models import InputRequest
 from app.engine.sanitize import clean_text, safe_text
-from app.engine.schema_form import (
-    FieldError,
-    FieldSpec,
-    FormSpec,
-    coerce_field,
-    default_content,
-    validate_answer,
-)
 from widgets.input_modal import AnswerModal, Submit
 
 RawValue = str | list[str] | bool | None

@@ -133,12 +133,9 @@ def _elicit_problems(request: InputRequest, response: dict[str, Any]) -> list[st
     schema = request.requested_schema
     if schema is None:
         return []
-    from app.engine.schema_form import (
-        UnsupportedSchema,
-        parse_schema,
-        validate_answer,
-        validate_json_answer,
-    )
+    from app.engine.form_answers import validate_answer
+    from app.engine.json_answer import validate_json_answer
+    from app.engine.schema_form import UnsupportedSchema, parse_schema
 
     try:
         spec = parse_schema(schema)

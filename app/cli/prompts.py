@@ -13,19 +13,13 @@ import os
 from dataclasses import dataclass
 from typing import Any, Protocol, TextIO
 
+from app.engine.form_answers import FieldError, coerce_field, validate_answer
+from app.engine.form_model import FieldSpec, FormSpec
 from app.engine.input_text import describe_host, message_text, sampling_result
+from app.engine.json_answer import validate_json_answer
 from app.engine.models import InputKind, InputRequest
 from app.engine.sanitize import clean_text
-from app.engine.schema_form import (
-    FieldError,
-    FieldSpec,
-    FormSpec,
-    UnsupportedSchema,
-    coerce_field,
-    parse_schema,
-    validate_answer,
-    validate_json_answer,
-)
+from app.engine.schema_form import UnsupportedSchema, parse_schema
 
 DECLINE_WORDS = {"d": "decline", "decline": "decline", "c": "cancel", "cancel": "cancel"}
 
