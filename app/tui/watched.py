@@ -1,0 +1,253 @@
+"""The TUI's model of one watched task, and the reducer that folds a poller `TaskEvent` into it.
+
+`apply_event` replaces a frozen `WatchedTask` per event: display status, counters, the pending
+input keys and a bounded timeline with the JSON diff of each material change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from app.engine.events import NextPoll, TaskEvent
+from app.engine.models import Task
+from app.tui.json_diff import StateDiff, json_diff
+
+DEFAULT_TIMELINE_CAP = 200
+"""How many timeline entries each task keeps; older ones are dropped first."""
+
+DisplayStatus = Literal[
+    "working",
+    "input_required",
+    "completed",
+    "failed",
+    "cancelled",
+    "expired",
+    "forgotten",
+    "unknown",
+]
+"""What the status column shows: the server's status, or what became of a task it lost."""
+
+_MATERIAL_KINDS = frozenset({"transition", "changed", "result"})
+_GOOD_POLL_KINDS = frozenset({"created", "polled", "transition", "changed", "result"})
+
+
+@dataclass(frozen=True, slots=True)
+class TimelineEntry:
+    """One step in a task's history: when, what, what brought it, and how the state changed."""
+
+    at: float
+    kind: str
+    source: str
+    status: str | None = None
+    detail: str | None = None
+    diff: StateDiff | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """Why the server's last answer broke the protocol, with the offending frame kept to show."""
+
+    reason: str
+    frame: object | None
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class WatchedTask:
+    """Everything the TUI shows about one task; replaced, never mutated, on every event.
+
+    `task` is the latest *good* normalized state (None until the server answered once).
+    Times are wall-clock seconds; `next_poll_at` is the wall-clock estimate of `next_poll.due`.
+    """
+
+    task_id: str
+    task: Task | None
+    tool_name: str | None
+    first_seen: float
+    last_change: float
+    last_event: float
+    next_poll: NextPoll | None = None
+    next_poll_at: float | None = None
+    last_error: str | None = None
+    violation: Violation | None = None
+    cancel_requested: bool = False
+    synchronous: bool = False
+    expired: bool = False
+    forgotten: bool = False
+    stopped: str | None = None
+    pending_inputs: frozenset[str] = frozenset()
+    answered_inputs: frozenset[str] = frozenset()
+    polls: int = 0
+    errors: int = 0
+    last_frame: object | None = None
+    timeline: tuple[TimelineEntry, ...] = field(default=(), repr=False)
+
+    @property
+    def status(self) -> DisplayStatus:
+        """The status to show: the server's, unless the server no longer knows the task."""
+        if self.expired:
+            return "expired"
+        if self.forgotten:
+            return "forgotten"
+        if self.task is None:
+            return "unknown"
+        return self.task.status
+
+    @property
+    def pending_input_count(self) -> int:
+        return len(self.pending_inputs)
+
+    @property
+    def input_waiting(self) -> bool:
+        """True when the server is waiting on the user, by status or by an unanswered request."""
+        return bool(self.pending_inputs) or self.status == "input_required"
+
+    @property
+    def erroring(self) -> bool:
+        """True while the last poll failed or broke the protocol (the next good poll clears it)."""
+        return self.last_error is not None or self.violation is not None
+
+    @property
+    def is_fault(self) -> bool:
+        """Failed, expired or forgotten, waiting for input, erroring, or a tool error result."""
+        return (
+            self.status in ("failed", "expired", "forgotten")
+            or self.input_waiting
+            or self.erroring
+            or (self.task is not None and self.task.is_tool_error)
+        )
+
+    @property
+    def settled(self) -> bool:
+        """True once nothing more will happen: terminal, gone from the server, or unwatched."""
+        return (
+            self.expired
+            or self.forgotten
+            or self.stopped is not None
+            or (self.task is not None and self.task.is_terminal)
+        )
+
+
+def _expired_by_ttl(task: Task | None, at: float) -> bool:
+    expires_at = task.expires_at if task is not None else None
+    return expires_at is not None and at >= expires_at.timestamp()
+
+
+def _pending_after(watched: WatchedTask, event: TaskEvent, task: Task | None) -> frozenset[str]:
+    pending = watched.pending_inputs
+    request = event.input_request
+    if event.kind == "input_needed" and request is not None:
+        pending = pending | {request.key}
+    elif event.kind == "input_answered" and request is not None:
+        pending = pending - {request.key}
+    if task is not None and task.wire == "extension" and event.kind in _GOOD_POLL_KINDS:
+        # The extension re-sends the full `inputRequests` snapshot: it is authoritative.
+        pending = frozenset(r.key for r in task.input_requests) - watched.answered_inputs
+    if task is not None and task.is_terminal:
+        pending = frozenset()
+    return pending
+
+
+def _entry_for(
+    watched: WatchedTask, event: TaskEvent, task: Task | None, diff: StateDiff | None
+) -> TimelineEntry | None:
+    status = task.status if task is not None else None
+    kind: str = event.kind
+    detail = event.detail
+    if kind == "polled":
+        if diff:
+            kind = "changed"
+        elif watched.erroring:
+            kind, detail = "recovered", "a good poll cleared the error"
+        else:
+            return None
+    elif kind in ("input_needed", "input_answered") and event.input_request is not None:
+        request = event.input_request
+        detail = detail or f"{request.method} [{request.key}] {request.message}".strip()
+    elif kind == "expired":
+        kind = "expired" if _expired_by_ttl(watched.task, event.at) else "forgotten"
+    return TimelineEntry(event.at, kind, event.source, status, detail, diff or None)
+
+
+def apply_event(
+    watched: WatchedTask | None, event: TaskEvent, *, timeline_cap: int = DEFAULT_TIMELINE_CAP
+) -> WatchedTask:
+    """The new `WatchedTask` after `event`; `watched` is None for a task seen for the first time."""
+    if watched is None:
+        watched = WatchedTask(
+            task_id=event.task_id,
+            task=None,
+            tool_name=None,
+            first_seen=event.at,
+            last_change=event.at,
+            last_event=event.at,
+        )
+    previous = watched.task
+    task = event.task if event.task is not None else previous
+    good = event.kind in _GOOD_POLL_KINDS
+    material = event.kind in _MATERIAL_KINDS or (
+        previous is not None and task is not None and previous.material_key() != task.material_key()
+    )
+    diff = None
+    if material and previous is not None and task is not None and task is not previous:
+        diff = json_diff(previous.raw, task.raw)
+
+    changes: dict[str, Any] = {
+        "task": task,
+        "last_event": event.at,
+        "pending_inputs": _pending_after(watched, event, task),
+    }
+    if task is not None:
+        changes["tool_name"] = task.tool_name or watched.tool_name
+        changes["synchronous"] = watched.synchronous or task.result_source == "synchronous"
+        if task.is_terminal:
+            changes["cancel_requested"] = False
+    if material or event.kind == "created":
+        changes["last_change"] = event.at
+    if event.next_poll is not None:
+        changes["next_poll"] = event.next_poll
+        changes["next_poll_at"] = event.at + event.next_poll.delay
+    if event.frame is not None:
+        changes["last_frame"] = event.frame
+    if event.source == "poll" and event.kind in _GOOD_POLL_KINDS | {"error", "violation"}:
+        changes["polls"] = watched.polls + 1
+    if good:
+        changes["last_error"] = None
+        changes["violation"] = None
+        changes["expired"] = False
+        changes["forgotten"] = False
+    elif event.kind == "error":
+        changes["last_error"] = event.detail or "request failed"
+        changes["errors"] = watched.errors + 1
+    elif event.kind == "violation":
+        changes["violation"] = Violation(
+            event.detail or "protocol violation", event.frame, event.at
+        )
+        changes["errors"] = watched.errors + 1
+    elif event.kind == "expired":
+        by_ttl = _expired_by_ttl(watched.task, event.at)
+        changes["expired"] = by_ttl
+        changes["forgotten"] = not by_ttl
+        changes["next_poll"] = None
+        changes["next_poll_at"] = None
+        changes["cancel_requested"] = False
+    elif event.kind == "input_answered" and event.input_request is not None:
+        changes["answered_inputs"] = watched.answered_inputs | {event.input_request.key}
+    if event.kind == "stopped":
+        changes["stopped"] = event.detail or "watch ended"
+        changes["next_poll"] = None
+        changes["next_poll_at"] = None
+
+    entry = _entry_for(watched, event, task, diff)
+    if entry is not None:
+        changes["timeline"] = bounded_timeline(watched.timeline, entry, timeline_cap)
+    return replace(watched, **changes)
+
+
+def bounded_timeline(
+    timeline: tuple[TimelineEntry, ...], entry: TimelineEntry, cap: int
+) -> tuple[TimelineEntry, ...]:
+    """The timeline with `entry` appended, keeping only the newest `cap` entries."""
+    kept = (*timeline, entry)
+    return kept[-cap:] if cap > 0 else ()
