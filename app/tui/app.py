@@ -345,7 +345,7 @@ class TaskscopeApp(App[int]):
     def _refresh_view(self) -> None:
         order = self.shown_ids()
         self.marked &= set(self.tasks.tasks)
-        self.table.sync(self.tasks.tasks, order, self.clock())
+        self.table.sync(self.tasks.tasks, order, self.clock(), self.marked)
         self._show_selected()
         self._update_header(len(order))
 
@@ -359,7 +359,7 @@ class TaskscopeApp(App[int]):
         if self._closed:
             return
         if self.tasks.tasks:
-            self.table.sync(self.tasks.tasks, self.shown_ids(), self.clock())
+            self.table.sync(self.tasks.tasks, self.shown_ids(), self.clock(), self.marked)
         self._update_header()
 
     def _update_header(self, shown: int | None = None) -> None:
@@ -808,6 +808,10 @@ class TaskscopeApp(App[int]):
 
     def action_toggle_zoom(self) -> None:
         self.screen.toggle_class("-zoom-detail")
+
+    def action_show_frame(self) -> None:
+        """Open the detail's Raw tab: a violation's offending frame, else the last frame."""
+        self.detail.show_tab("raw")
 
     def action_toggle_help(self) -> None:
         try:

@@ -51,6 +51,14 @@ APP_BINDINGS: list[BindingType] = [
     Binding("T", "sort('tool')", "Sort tool", id="sort-tool", show=False),
     Binding("U", "sort('last_change')", "Sort changed", id="sort-changed", show=False),
     Binding("z", "toggle_zoom", "Zoom", id="zoom-detail", show=False),
+    Binding(
+        "v",
+        "show_frame",
+        "Frame",
+        id="show-frame",
+        show=False,
+        tooltip="The selected task's offending (or last) raw frame",
+    ),
     Binding("question_mark", "toggle_help", "Keys", id="help", tooltip="Show every binding"),
     Binding("q", "quit", "Quit", id="quit"),
 ]
