@@ -50,10 +50,10 @@ async def create_job(pilot: Any, app: TaskscopeApp, tool: str = "job") -> None:
     await wait_for(pilot, lambda: len(app.tasks) == 1)
 
 
-def row_text(app: TaskscopeApp, task_id: str) -> list[str]:
-    return [
-        cell.plain if isinstance(cell, Text) else str(cell) for cell in app.table.get_row(task_id)
-    ]
+def cell(app: TaskscopeApp, task_id: str, column: str) -> str:
+    """The plain text of one cell of the task list."""
+    value = app.table.get_cell(task_id, column)
+    return value.plain if isinstance(value, Text) else str(value)
 
 
 def screen_text(app: TaskscopeApp) -> str:
@@ -83,11 +83,12 @@ async def test_escape_strings_are_plain_visible_text(wire: str) -> None:
         await wait_for(pilot, lambda: only_task(app).status == "completed")
         await pilot.pause(0.3)
         watched = only_task(app)
-        status, tool, task_cell, *_rest, message = row_text(app, watched.task_id)
-        assert status == "● completed"
-        assert tool == "job"  # the name it was called by, not the decorated listing
-        assert task_cell.startswith("task-1")
-        assert message.startswith("done red  link  [bold red]loud[/bold red]")
+        assert cell(app, watched.task_id, "status") == "● completed"
+        assert cell(app, watched.task_id, "tool") == "job"  # as called, not as listed
+        assert cell(app, watched.task_id, "id").startswith("task-1")
+        assert cell(app, watched.task_id, "message").startswith(
+            "done red  link  [bold red]loud[/bold red]"
+        )
         overview = static_text(app, "#overview-body")
         assert "[link=https://evil.example]click[/link]" in overview
         assert "bell␇ back␈ nul␀" in overview and "<U+202E>gnirts desrever<U+202C>" in overview
@@ -107,7 +108,7 @@ async def test_megabyte_message_is_cut_in_the_list_and_whole_in_the_detail(wire:
         await create_job(pilot, app)
         await pilot.pause(0.3)
         watched = only_task(app)
-        message = row_text(app, watched.task_id)[-1]
+        message = cell(app, watched.task_id, "message")
         assert message.startswith("BEGIN 0123456789") and message.endswith("…")
         assert len(message) <= 48
         started = time.monotonic()
@@ -164,9 +165,11 @@ async def test_violation_marks_the_task_keeps_its_state_and_clears(wire: str) ->
         watched = only_task(app)
         assert watched.task is not None and watched.task.status == "working"
         assert watched.task.status_message == "started"  # the last good state
-        status, *_rest, marks, message = row_text(app, watched.task_id)
-        assert status == "◐ working" and marks.startswith("‼ violation")
-        assert message.startswith("protocol violation: unknown task status 'paused'")
+        assert cell(app, watched.task_id, "status") == "◐ working"
+        assert cell(app, watched.task_id, "marks").startswith("‼ violation")
+        assert cell(app, watched.task_id, "message").startswith(
+            "protocol violation: unknown task status 'paused'"
+        )
         await pilot.press("v")
         await pilot.pause(0.2)
         assert app.detail.active_tab == "raw"
@@ -176,4 +179,5 @@ async def test_violation_marks_the_task_keeps_its_state_and_clears(wire: str) ->
         await pilot.pause(0.3)
         cleared = only_task(app)
         assert cleared.task is not None and cleared.task.status_message == "step 2"
-        assert "violation" not in row_text(app, cleared.task_id)[-2]
+        assert "violation" not in cell(app, cleared.task_id, "marks")
+        assert cell(app, cleared.task_id, "message") == "step 2"
