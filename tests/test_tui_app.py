@@ -29,6 +29,7 @@ from widgets.confirm import TextPrompt
 from widgets.header_bar import HeaderBar
 from widgets.input_form import InputForm
 from widgets.input_inbox import InputInbox
+from widgets.task_table import MARK_GLYPH
 from widgets.tool_picker import ToolPicker
 
 SIZE = (120, 36)
@@ -69,7 +70,9 @@ async def test_marks_copy_and_export_act_on_every_marked_task(tmp_path: Path) ->
         await loaded(pilot)
         first, second = app.table.order[:2]
         await pilot.press("space", "down", "space")
-        assert app.marked == {first, second}
+        assert app.marked == {first, second} == app.table.marked
+        assert str(app.table.get_cell(first, "mark")) == MARK_GLYPH
+        assert str(app.table.get_cell(app.table.order[2], "mark")) == ""
         await pilot.press("y")
         copied = json.loads(app.clipboard)
         assert [task["taskId"] for task in copied] == [first, second]

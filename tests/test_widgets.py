@@ -23,7 +23,7 @@ from app.tui.state import TimelineEntry, Violation, WatchedTask, json_diff
 from widgets.json_view import JsonView
 from widgets.rpc_log import RpcLog
 from widgets.task_detail import TaskDetail, TextPager, result_text
-from widgets.task_table import TaskTable
+from widgets.task_table import COLUMN_KEYS, TaskTable
 
 NOW = 1_800_000_100.0
 HOSTILE = "\x1b[31mred\x1b[0m [bold red]not markup[/] \u202egnp.exe\x1b]52;c;aGk=\x07 \x9b2J"
@@ -121,7 +121,9 @@ async def test_cursor_stays_on_task_when_rows_are_inserted_above() -> None:
         table.sync(rows, ["c", "b", "new-2", "new-1"], NOW)
         await pilot.pause()
         assert table.selected_task_id == "b"
-        assert [str(table.get_row_at(i)[2]) for i in range(4)] == ["c", "b", "new-2", "new-1"]
+        id_column = COLUMN_KEYS.index("id")
+        shown = [str(table.get_row_at(i)[id_column]) for i in range(4)]
+        assert shown == ["c", "b", "new-2", "new-1"]
         assert app.selections[-1] == "b"
 
 

@@ -217,7 +217,8 @@ def overview_table(watched: WatchedTask) -> Table:
     if watched.next_poll is not None and watched.next_poll_at is not None:
         term = PACING_WORDS.get(watched.next_poll.term, watched.next_poll.term)
         row("next poll", f"{format_clock(watched.next_poll_at)} (set by {term})")
-    row("polls", f"{watched.polls} polls, {watched.errors} failed")
+    polls = "poll" if watched.polls == 1 else "polls"
+    row("polls", f"{watched.polls} {polls}, {watched.errors} failed")
     if watched.last_error is not None:
         row("last error", safe_text(watched.last_error, allow_newlines=True))
     if watched.violation is not None:
@@ -233,10 +234,14 @@ def overview_table(watched: WatchedTask) -> Table:
     if watched.pending_inputs or inputs:
         lines = Text()
         for request in inputs:
-            mark = "waiting" if request.key in watched.pending_inputs else "answered"
+            waiting = request.key in watched.pending_inputs
+            mark = "waiting" if waiting else "answered"
             lines.append_text(safe_text(f"[{request.key}] {request.method} ({mark}) "))
             lines.append_text(safe_text(request.message))
             lines.append("\n")
+            if waiting:  # the whole request, so it can be read before answering
+                lines.append_text(json_text(request.params))
+                lines.append("\n")
         listed = {request.key for request in inputs}
         for key in sorted(watched.pending_inputs - listed):
             lines.append_text(safe_text(f"[{key}] waiting\n"))

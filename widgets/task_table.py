@@ -8,6 +8,7 @@ re-sorts. Every server string goes through `one_line`, and cells are `Text`, nev
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +46,7 @@ class TaskColumn:
 
 
 COLUMNS: tuple[TaskColumn, ...] = (
+    TaskColumn("mark", "", 1),
     TaskColumn("status", "Status", 11),
     TaskColumn("tool", "Tool", 16),
     TaskColumn("id", "Task", 10),
@@ -58,7 +60,9 @@ COLUMNS: tuple[TaskColumn, ...] = (
 )
 COLUMN_KEYS: tuple[str, ...] = tuple(column.key for column in COLUMNS)
 _WIDTHS = {column.key: column.width for column in COLUMNS}
-_STATIC_KEYS = ("status", "tool", "id", "progress", "marks", "message")
+_STATIC_KEYS = ("mark", "status", "tool", "id", "progress", "marks", "message")
+MARK_GLYPH = "▸"
+"""Shown in the first column of a row the user marked for a bulk action."""
 _CLOCK_KEYS = ("age", "changed", "ttl", "next")
 
 Cells = tuple[Text, ...]
@@ -94,7 +98,10 @@ class TaskTable(DataTable[Text]):
         self._sources: dict[str, WatchedTask] = {}
         self._styles: dict[str, Style] = {}
         self._announced: str | None = None
-        self._last_sync: tuple[Mapping[str, WatchedTask], Sequence[str], float] | None = None
+        self._last_sync: (
+            tuple[Mapping[str, WatchedTask], Sequence[str], float, frozenset[str]] | None
+        ) = None
+        self._marked: frozenset[str] = frozenset()
 
     def on_mount(self) -> None:
         for column in COLUMNS:
@@ -122,13 +129,29 @@ class TaskTable(DataTable[Text]):
         self.move_cursor(row=self.get_row_index(task_id), animate=False)
         return True
 
-    def sync(self, rows: Mapping[str, WatchedTask], order: Sequence[str], now: float) -> None:
+    @property
+    def marked(self) -> frozenset[str]:
+        """The task ids shown as marked (the App's bulk-action selection)."""
+        return self._marked
+
+    def sync(
+        self,
+        rows: Mapping[str, WatchedTask],
+        order: Sequence[str],
+        now: float,
+        marked: AbstractSet[str] = frozenset(),
+    ) -> None:
         """Show `order` (ids into `rows`) at wall-clock time `now`, patching only what changed.
 
         A row whose `WatchedTask` is the same object as last time keeps its cached cells; only
-        its clock cells (age, changed, TTL, next poll) are recomputed.
+        its clock cells (age, changed, TTL, next poll) are recomputed. Ids in `marked` carry
+        `MARK_GLYPH` in the first column.
         """
-        self._last_sync = (rows, order, now)
+        marked = frozenset(marked)
+        for task_id in marked ^ self._marked:
+            self._sources.pop(task_id, None)  # its mark cell must be rebuilt
+        self._marked = marked
+        self._last_sync = (rows, order, now, marked)
         wanted = [task_id for task_id in dict.fromkeys(order) if task_id in rows]
         wanted_set = set(wanted)
         selected = self.selected_task_id
@@ -224,7 +247,9 @@ class TaskTable(DataTable[Text]):
             if marks:
                 marks.append(" ")
             marks.append(one_line(text, room), self._style(SEVERITY_COLOURS[severity]))
+        mark = MARK_GLYPH if watched.task_id in self._marked else ""
         return {
+            "mark": _cell(mark, _WIDTHS["mark"], self._style("text-accent")),
             "status": _cell(status_label(watched.status), _WIDTHS["status"], status_style),
             "tool": _cell(watched.tool_name or "—", _WIDTHS["tool"]),
             "id": _cell(short_id(watched.task_id, _WIDTHS["id"]), _WIDTHS["id"]),
