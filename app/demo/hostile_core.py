@@ -107,7 +107,9 @@ class Exchange:
         if raw is None and self.splices:
             text = json.dumps(self.message, ensure_ascii=False).encode("utf-8", "surrogatepass")
             for placeholder, replacement in self.splices.items():
-                text = text.replace(json.dumps(placeholder, ensure_ascii=False).encode(), replacement)
+                text = text.replace(
+                    json.dumps(placeholder, ensure_ascii=False).encode(), replacement
+                )
             raw = text
         main = Outgoing(
             message=self.message,
