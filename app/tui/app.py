@@ -16,7 +16,7 @@ from pathlib import Path, PurePath
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import BindingType
 from textual.containers import Container
@@ -821,9 +821,9 @@ class TaskscopeApp(App[int]):
         else:
             self.action_hide_help_panel()
 
-    def on_key(self, event: Any) -> None:
+    def on_key(self, event: events.Key) -> None:
         """Escape in the filter bar clears the filter; elsewhere it clears the marks."""
-        if getattr(event, "key", None) != "escape":
+        if event.key != "escape":
             return
         bar = self.query_one("#filter-bar", Input)
         if bar.has_focus:
