@@ -38,6 +38,9 @@ class ConfirmModal(ModalScreen[bool]):
             with Horizontal(classes="small-modal-buttons"):
                 yield Button(self._yes, variant="error", id="confirm-yes")
                 yield Button(self._no, id="confirm-no")
+            yield Static(
+                f"y {self._yes.lower()} · n or esc {self._no.lower()}", classes="small-modal-keys"
+            )
 
     def on_mount(self) -> None:
         self.query_one("#confirm-no", Button).focus()
