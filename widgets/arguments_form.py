@@ -76,6 +76,9 @@ class ArgumentsForm(ModalScreen[CreateRequest | None]):
         Binding("ctrl+j", "toggle_json", "JSON", id="arguments-json"),
     ]
 
+    AUTO_FOCUS = None
+    """Focus is placed by `_show_mode`, without scrolling the fields away from the top."""
+
     def __init__(self, tool: ToolInfo, *, legacy: bool, can_create_tasks: bool) -> None:
         super().__init__(classes="arguments-modal")
         self.tool = tool
@@ -157,6 +160,7 @@ class ArgumentsForm(ModalScreen[CreateRequest | None]):
             )
 
     def on_mount(self) -> None:
+        self.query_one("#arguments-status").display = False
         self._show_mode()
 
     def _start_content(self) -> dict[str, Any]:
@@ -169,7 +173,7 @@ class ArgumentsForm(ModalScreen[CreateRequest | None]):
         if self.json_mode:
             self.query_one("#arguments-json").focus()
         elif self.fields:
-            self.fields[0].widget.focus()
+            self.fields[0].widget.focus(scroll_visible=False)
         else:
             self.query_one("#arguments-run").focus()
 
