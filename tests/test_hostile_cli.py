@@ -234,7 +234,8 @@ def test_noise_is_ignored(wire: str, mode: str) -> None:
 @pytest.mark.parametrize("wire", WIRES)
 @pytest.mark.parametrize("mode", ["drop", "killed"])
 def test_stdio_server_lost_mid_poll_is_unreachable(wire: str, mode: str) -> None:
-    run = watch_job(on_stdio(wire, mode))
+    """With reconnecting off (test_reconnect_cli covers it on)."""
+    run = watch_job(on_stdio(wire, mode), "--reconnect-attempts", "0")
     assert run.code == 1 and run.seconds < 15
     document = run.document
     assert document["outcome"] == "unreachable"
@@ -256,7 +257,9 @@ def test_http_drop_mid_poll_is_one_failed_poll(wire: str) -> None:
 @pytest.mark.parametrize("wire", WIRES)
 def test_http_server_killed_is_unreachable(wire: str) -> None:
     with start_http_hostile(wire, "killed") as (url, _process):
-        run = watch_job(["--url", url], "--max-consecutive-errors", "2")
+        run = watch_job(
+            ["--url", url], "--max-consecutive-errors", "2", "--reconnect-attempts", "0"
+        )
     assert run.code == 1 and run.document["outcome"] == "unreachable"
     assert run.document["detail"] == "2 consecutive errors"
     assert run.document["task"]["statusMessage"] == "step 1"

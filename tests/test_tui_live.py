@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from app.engine.recorder import server_key
 from app.engine.targets import StdioTarget
 from app.tui.app import TaskscopeApp
 from app.tui.known_tasks import KnownTasks
-from app.tui.live import LiveSource, server_key
+from app.tui.live import LiveSource
 from tests.demo_servers import REPO_ROOT, start_http_demo
 from tests.tui_helpers import (
     SIZE,

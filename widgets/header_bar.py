@@ -1,7 +1,8 @@
 """The two-line header: who the server is and how we speak to it, then what the list shows.
 
 Line one: server name and version, transport, negotiated protocol version, tasks wire with its
-declared verbs, connection state. Line two: task counts, paused, filter and sort. Server text
+declared verbs, connection state (with "reconnecting in 4 s (attempt 3)" while reconnecting).
+Line two: task counts, paused, filter and sort. Server text
 (name, version) is sanitized; nothing is parsed as markup.
 """
 
@@ -25,12 +26,14 @@ _BOLD = Style(bold=True)
 _STATE_STYLE: dict[str, str] = {
     "connecting": "text-warning",
     "connected": "text-success",
+    "reconnecting": "text-warning",
     "closed": "text-error",
     "failed": "text-error",
 }
 _STATE_GLYPH: dict[str, str] = {
     "connecting": "◌",
     "connected": "●",
+    "reconnecting": "↻",
     "closed": "○",
     "failed": "✗",
 }
@@ -70,6 +73,8 @@ class HeaderState:
     problem: str | None
     summary: TasksSummary | None
     view: ListView
+    connection_note: str | None = None
+    """Said after the state, e.g. "reconnecting in 4 s (attempt 3)" (plain text)."""
 
 
 class HeaderBar(Static):
@@ -126,6 +131,8 @@ class HeaderBar(Static):
             glyph = _STATE_GLYPH.get(state.connection, "·")
             style = self._style(_STATE_STYLE[state.connection])
             line.append(f"{glyph} {state.connection}", style)
+            if state.connection_note:
+                line.append(f": {one_line(state.connection_note, 80)}", style)
         if info is not None and info.readonly:
             line.append(" read-only", self._style("text-warning"))
         if state.problem:

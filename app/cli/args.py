@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from app.cli.output import CliError, usage_error
+from app.engine.reconnect import DEFAULT_ATTEMPTS
 
 DEFAULT_DURATION_MS = 300_000
 DEFAULT_MAX_CONSECUTIVE_ERRORS = 5
@@ -81,6 +82,13 @@ def add_target_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--answers", default=suppress, metavar="FILE", help="scripted answers")
     group.add_argument(
         "--trace-frames", default=suppress, metavar="FILE", help="write JSON-RPC frames as NDJSON"
+    )
+    group.add_argument(
+        "--reconnect-attempts",
+        type=non_negative_int,
+        default=suppress,
+        metavar="N",
+        help=f"reconnect up to N times after losing the server (0: never; {DEFAULT_ATTEMPTS})",
     )
     add_recording_flags(group)
 
@@ -157,6 +165,23 @@ def positive_int(text: str) -> int:
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be above zero: {text!r}")
     return value
+
+
+def non_negative_int(text: str) -> int:
+    """An argparse type: a whole number, zero or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative: {text!r}")
+    return value
+
+
+def reconnect_attempts(namespace: argparse.Namespace) -> int:
+    """`--reconnect-attempts`, or the engine's default when it was not given."""
+    value = getattr(namespace, "reconnect_attempts", None)
+    return value if isinstance(value, int) else DEFAULT_ATTEMPTS
 
 
 def build_parser() -> ArgumentParser:

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import Literal
 
-from app.cli.args import flag, option, options, parse
+from app.cli.args import flag, option, options, parse, reconnect_attempts
 from app.cli.output import ABORTED, EXIT_ABORTED, CliError, Output
 
 SHORT_HELP = """\
@@ -94,6 +94,7 @@ def _open_tui(namespace: argparse.Namespace, out: Output) -> int:
             roots=options(namespace, "root"),
             readonly=flag(namespace, "readonly"),
             recorder=recorder,
+            reconnect_attempts=reconnect_attempts(namespace),
         )
     )
 

@@ -34,7 +34,7 @@ async def run_command(namespace: argparse.Namespace, out: Output) -> int:
     task_id: str | None = getattr(namespace, "task_id", None)
     try:
         responder = build_responder(namespace)
-        async with open_session(namespace) as session:
+        async with open_session(namespace, out) as session:
             wire = session.wire
             return await dispatch(namespace, session, responder, out)
     except asyncio.CancelledError:

@@ -30,6 +30,7 @@ from app.engine.guard import ReadOnlyRefused
 from app.engine.inputs import InputNotPending
 from app.engine.models import InputRequest, Task
 from app.engine.poller import Poller
+from app.engine.reconnect import LOST_WITH_OLD_SESSION, ConnectionEvent
 from app.engine.sanitize import clean_text
 from app.engine.task_json import input_json, task_json
 
@@ -121,7 +122,9 @@ class TaskWatch:
         self.report: WatchReport | None = None
         self.task_id = ""
         self.last_task: Task | None = None
+        self._expired_detail: str | None = None
         self._stop = asyncio.Event()
+        session.add_connection_listener(self._on_connection)
 
     async def run(self, start: Callable[[Poller], Awaitable[str | None]]) -> WatchReport:
         """Start the watch with `start` (which creates or adopts a task and returns its id, or None
@@ -178,19 +181,37 @@ class TaskWatch:
                 self.out.note(line)
             if event.kind == "input_needed" and event.input_request is not None:
                 await self._answer(event.input_request)
-            elif event.kind == "error" and self.session.connection.state == "closed":
+            elif event.kind == "error" and self._unreachable():
                 self._finish(
                     WatchReport(
                         "unreachable", self.task_id, self.last_task, clean_text(event.detail)
                     )
                 )
+            elif event.kind == "expired" and event.task_id == self.task_id:
+                self._expired_detail = event.detail
             elif event.kind == "stopped" and event.task_id == self.task_id:
                 self._stopped(event)
+
+    def _unreachable(self) -> bool:
+        """The server is gone for good: reconnecting gave up, or is off and the channel closed."""
+        session = self.session
+        return session.state == "failed" or (
+            session.state == "connected" and session.connection.state == "closed"
+        )
+
+    def _on_connection(self, event: ConnectionEvent) -> None:
+        """Reconnecting gave up: the watch ends as unreachable at once."""
+        if event.kind == "gave_up":
+            detail = clean_text(event.describe())
+            self._finish(WatchReport("unreachable", self.task_id, self.last_task, detail))
 
     def _stopped(self, event: TaskEvent) -> None:
         outcome = outcome_of_stop(event.detail)
         detail = event.detail
-        if outcome == "expired" and self.session.wire == "legacy":
+        lost = self._expired_detail or ""
+        if outcome == "expired" and lost.startswith(LOST_WITH_OLD_SESSION):
+            detail = f"{lost}: {LEGACY_SESSION_HINT}"
+        elif outcome == "expired" and self.session.wire == "legacy":
             detail = f"{event.detail}: {LEGACY_SESSION_HINT}"
         report = WatchReport(outcome, self.task_id, event.task or self.last_task, detail)
         if outcome == "input-required" and self.last_task is not None:

@@ -100,6 +100,8 @@ ServerRequestHandler = Callable[[dict[str, Any], dict[str, Any]], Awaitable[dict
 
 NotificationHandler = Callable[[str, dict[str, Any]], None]
 FrameListener = Callable[[Frame], None]
+CloseListener = Callable[[TransportError], None]
+"""Called once when the channel dies under the connection (not when `close()` is called)."""
 
 
 @dataclass(slots=True)
@@ -116,6 +118,7 @@ class _Handlers:
     requests: dict[str, ServerRequestHandler] = field(default_factory=dict)
     notifications: list[NotificationHandler] = field(default_factory=list)
     frames: list[FrameListener] = field(default_factory=list)
+    closes: list[CloseListener] = field(default_factory=list)
 
 
 def default_client_info() -> dict[str, str]:
@@ -283,6 +286,10 @@ class Connection:
 
         return remove
 
+    def add_close_listener(self, listener: CloseListener) -> None:
+        """Call `listener(error)` once if the channel dies under us (process exit, EOF)."""
+        self._handlers.closes.append(listener)
+
     async def close(self) -> None:
         """Close the transport (legacy HTTP: DELETE the session) and fail what is still pending."""
         if self.state == "closed" and self.closed_error is not None:
@@ -401,12 +408,20 @@ class Connection:
             pending.future.set_exception(self._redacted_error(error))
 
     def on_closed(self, error: TransportError) -> None:
-        """The channel died under us: fail every pending request and stop."""
+        """The channel died under us: fail every pending request, stop and tell close listeners."""
+        already_closed = self.state == "closed"
         self.closed_error = self._redacted_error(error)
         self.state = "closed"
         for task in list(self._server_requests.values()):
             task.cancel()
         self._fail_all(self.closed_error)
+        if already_closed:
+            return
+        for listener in list(self._handlers.closes):
+            try:
+                listener(self.closed_error)
+            except Exception:
+                log.exception("close listener failed")
 
     # -- receiving ------------------------------------------------------------------------------
 

@@ -51,9 +51,14 @@ def server_key(target: Target) -> str:
 
 
 def session_info(
-    info: ServerInfo, capabilities: TasksCapabilities, target: Target, *, readonly: bool
+    info: ServerInfo,
+    capabilities: TasksCapabilities,
+    target: Target,
+    *,
+    readonly: bool,
+    key: str | None = None,
 ) -> SessionInfo:
-    """What a `session` line records about an open connection."""
+    """What a `session` line records about an open connection (`key` overrides `server_key`)."""
     return SessionInfo(
         server_name=info.name,
         server_version=info.version,
@@ -61,7 +66,7 @@ def session_info(
         protocol_version=info.protocol_version,
         capabilities=capabilities,
         label=target.label,
-        server_key=server_key(target),
+        server_key=key or server_key(target),
         readonly=readonly,
     )
 

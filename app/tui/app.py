@@ -369,6 +369,7 @@ class TaskscopeApp(App[int]):
         self.query_one(HeaderBar).state = HeaderState(
             info=self.info,
             connection=connection,
+            connection_note=None if self.failed else self.source.connection_note(),
             problem=self.problem,
             summary=self.tasks.summary(),
             view=ListView(

@@ -7,20 +7,20 @@ worker, and the verbs are awaited from short action workers.
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import logging
+import time
 from collections.abc import Sequence
 from typing import Any
 
 from app.engine.adapter import CreateOutcome
-from app.engine.adapters import WireAdapter, make_adapter
-from app.engine.connection import Connection
-from app.engine.guard import GuardedAdapter
+from app.engine.adapters import WireAdapter
 from app.engine.models import InputRequest
 from app.engine.negotiate import EraPreference
 from app.engine.poller import Poller
+from app.engine.reconnect import ConnectionEvent, ReconnectPolicy
 from app.engine.recorder import Recorder
-from app.engine.recording import SessionInfo
-from app.engine.targets import HttpTarget, Target
+from app.engine.session import EngineSession, WireMismatch
+from app.engine.targets import Target
 from app.tui.source import (
     ConnectionState,
     EventSink,
@@ -30,37 +30,15 @@ from app.tui.source import (
     ToolInfo,
 )
 
+__all__ = ["LiveSource", "WireMismatch"]
+
+log = logging.getLogger(__name__)
+
 MAX_TOOL_PAGES = 100
-CLOSE_TIMEOUT_S = 5.0
-
-
-class WireMismatch(Exception):
-    """`--wire` asserted one tasks wire and the server speaks another."""
-
-
-def server_key(target: Target) -> str:
-    """A stable name for a server across runs: its URL, or its command line."""
-    if isinstance(target, HttpTarget):
-        return f"url:{target.url}"
-    return "command:" + " ".join(target.command)
-
-
-def recorded_info(info: SourceInfo) -> SessionInfo:
-    """What the recording's `session` line keeps of the header's server info."""
-    return SessionInfo(
-        server_name=info.server_name,
-        server_version=info.server_version,
-        transport=info.transport,
-        protocol_version=info.protocol_version,
-        capabilities=info.capabilities,
-        label=info.label,
-        server_key=info.server_key,
-        readonly=info.readonly,
-    )
 
 
 class LiveSource:
-    """A `TaskSource` backed by a `Connection`, a wire adapter and a `Poller`."""
+    """A `TaskSource` backed by an engine session (which reconnects) and a `Poller`."""
 
     def __init__(
         self,
@@ -73,64 +51,87 @@ class LiveSource:
         user_min_poll_ms: int | None = None,
         readonly: bool = False,
         recorder: Recorder | None = None,
+        policy: ReconnectPolicy | None = None,
     ) -> None:
         self.target = target
         self._readonly = readonly
         self._recorder = recorder
-        self._expected_wire = expected_wire
-        self._key = key or server_key(target)
         self._user_min_poll_ms = user_min_poll_ms
-        self._connection = Connection(target, era=era, redact=redact)
+        self._session = EngineSession(
+            target,
+            era=era,
+            expected_wire=expected_wire,
+            redact=redact,
+            readonly=readonly,
+            recorder=recorder,
+            key=key,
+            policy=policy,
+        )
+        self._session.add_connection_listener(self._on_connection)
         self._adapter: WireAdapter | None = None
         self._poller: Poller | None = None
         self._tools: list[ToolInfo] | None = None
-        self._state: ConnectionState = "connecting"
+        self._relist: asyncio.Task[int] | None = None
+
+    @property
+    def session(self) -> EngineSession:
+        """The engine session behind this source."""
+        return self._session
 
     async def connect(self, on_event: EventSink, on_frame: FrameSink) -> SourceInfo:
-        """Open the connection, resolve the wire, check `--wire` and start the poller's book."""
+        """Open the session (wire resolved, `--wire` checked) and start the poller's book."""
         if self._recorder is not None:
-            self._connection.add_frame_listener(self._recorder.frame)
+            self._session.add_frame_listener(self._recorder.frame)
             on_event = self._recorder.tee(on_event)
-        self._connection.add_frame_listener(on_frame)
-        try:
-            info = await self._connection.open()
-        except BaseException:
-            self._state = "failed"
-            raise
-        adapter = GuardedAdapter(
-            make_adapter(self._connection), readonly=self._readonly, recorder=self._recorder
-        )
-        wire = adapter.capabilities.wire
-        if self._expected_wire is not None and wire != self._expected_wire:
-            self._state = "failed"
-            raise WireMismatch(
-                f"expected the {self._expected_wire} tasks wire, but the server speaks {wire}"
-            )
+        self._session.add_frame_listener(on_frame)
+        info = await self._session.open()
+        adapter = self._session.adapter
         self._adapter = adapter
         self._poller = Poller(adapter, on_event, user_min_ms=self._user_min_poll_ms)
-        self._state = "connected"
-        source_info = SourceInfo(
+        return SourceInfo(
             server_name=info.name,
             server_version=info.version,
             transport=info.transport,
             protocol_version=info.protocol_version,
             capabilities=adapter.capabilities,
             label=self.target.label,
-            server_key=self._key,
+            server_key=self._session.server_key,
             readonly=self._readonly,
         )
-        if self._recorder is not None:
-            self._recorder.opened(recorded_info(source_info))
-        return source_info
 
     async def run(self) -> None:
         """Poll every watched task until cancelled."""
         await self._require_poller().run_forever()
 
     def connection_state(self) -> ConnectionState:
-        if self._connection.state == "closed" and self._state == "connected":
+        state = self._session.state
+        if state == "idle":
+            return "connecting"
+        if state == "connected" and self._session.connection.state == "closed":
             return "closed"
-        return self._state
+        return state
+
+    def connection_note(self) -> str | None:
+        """ "reconnecting in 4 s (attempt 3)" while reconnecting, why it gave up once it did."""
+        event = self._session.last_event
+        if event is None or self._session.state not in ("reconnecting", "failed"):
+            return None
+        return event.describe(time.time())
+
+    def _on_connection(self, event: ConnectionEvent) -> None:
+        """After a legacy reconnect, import what `tasks/list` shows the new session."""
+        capabilities = self._session.capabilities
+        if event.kind != "reconnected" or capabilities.wire != "legacy" or not capabilities.list:
+            return
+        if self._poller is not None and (self._relist is None or self._relist.done()):
+            self._relist = asyncio.get_running_loop().create_task(self._relist_tasks())
+
+    async def _relist_tasks(self) -> int:
+        try:
+            return await self.list_tasks()
+        except Exception:
+            log.warning("tasks/list after reconnecting failed", exc_info=True)
+            return 0
 
     async def list_tools(self) -> Sequence[ToolInfo]:
         """Every page of `tools/list`, fetched once per session."""
@@ -141,7 +142,7 @@ class LiveSource:
         cursor: str | None = None
         for _ in range(MAX_TOOL_PAGES):
             params = {"cursor": cursor} if cursor else {}
-            page = await self._connection.request("tools/list", params, reason="user")
+            page = await self._session.request("tools/list", params, reason="user")
             found = page.get("tools")
             for tool in found if isinstance(found, list) else []:
                 if isinstance(tool, dict):
@@ -207,13 +208,11 @@ class LiveSource:
         return adapter.broker.staged_answer(request) if adapter is not None else None
 
     async def close(self) -> None:
-        """Stop the adapter's background calls and close the connection."""
-        if self._adapter is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(asyncio.shield(self._adapter.close()), CLOSE_TIMEOUT_S)
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(asyncio.shield(self._connection.close()), CLOSE_TIMEOUT_S)
-        self._state = "closed"
+        """Stop reconnecting and re-listing, stop the adapter's calls and close the connection."""
+        if self._relist is not None:
+            self._relist.cancel()
+            await asyncio.gather(self._relist, return_exceptions=True)
+        await self._session.close()
 
     def _require_adapter(self) -> WireAdapter:
         if self._adapter is None:

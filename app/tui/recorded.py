@@ -61,6 +61,9 @@ class RecordedSource:
     def connection_state(self) -> ConnectionState:
         return "connected"
 
+    def connection_note(self) -> str | None:
+        return None
+
     async def list_tools(self) -> Sequence[ToolInfo]:
         return self.tools
 

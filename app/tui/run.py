@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from app.engine.negotiate import EraPreference
+from app.engine.reconnect import DEFAULT_ATTEMPTS, ReconnectPolicy
 from app.engine.recorder import Recorder, redactor_for
 from app.engine.replay import Recording
 from app.engine.targets import Target
@@ -29,6 +30,8 @@ class TuiOptions:
     readonly: bool = False
     recorder: Recorder | None = None
     """The `--record FILE` recorder; without one the session is journaled in memory only."""
+    reconnect_attempts: int = DEFAULT_ATTEMPTS
+    """How often to reconnect after the connection is lost (`--reconnect-attempts`)."""
 
 
 def run_tui(options: TuiOptions) -> int:
@@ -47,6 +50,7 @@ def run_tui(options: TuiOptions) -> int:
         redact=options.redact,
         readonly=options.readonly,
         recorder=recorder,
+        policy=ReconnectPolicy(attempts=options.reconnect_attempts),
     )
     app = TaskscopeApp(source, config=load_config(), roots=options.roots, history=recorder.history)
     try:

@@ -16,7 +16,7 @@ from app.engine.events import TaskEvent
 from app.engine.models import InputRequest
 
 TaskSupport = Literal["forbidden", "optional", "required"]
-ConnectionState = Literal["connecting", "connected", "closed", "failed"]
+ConnectionState = Literal["connecting", "connected", "reconnecting", "closed", "failed"]
 
 EventSink = Callable[[TaskEvent], None]
 FrameSink = Callable[[Frame], None]
@@ -84,6 +84,10 @@ class TaskSource(Protocol):
         ...
 
     def connection_state(self) -> ConnectionState: ...
+
+    def connection_note(self) -> str | None:
+        """What the header adds to the state, e.g. "reconnecting in 4 s (attempt 3)"."""
+        ...
 
     async def list_tools(self) -> Sequence[ToolInfo]: ...
 

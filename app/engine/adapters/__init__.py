@@ -37,11 +37,14 @@ class WireAdapter(TasksAdapter, Protocol):
     async def close(self) -> None: ...
 
 
-def make_adapter(connection: Connection) -> WireAdapter:
-    """The adapter for an open connection's tasks wire; "none" refuses every tasks verb."""
+def make_adapter(connection: Connection, broker: InputBroker | None = None) -> WireAdapter:
+    """The adapter for an open connection's tasks wire; "none" refuses every tasks verb.
+
+    Pass the previous adapter's `broker` when reconnecting, so unacknowledged answers survive.
+    """
     capabilities = resolve_capabilities(connection.info)
     if capabilities.wire == "legacy":
-        return LegacyAdapter(connection, capabilities)
+        return LegacyAdapter(connection, capabilities, broker)
     if capabilities.wire == "extension":
-        return ExtensionAdapter(connection, capabilities)
-    return NoTasksAdapter(connection, capabilities)
+        return ExtensionAdapter(connection, capabilities, broker)
+    return NoTasksAdapter(connection, capabilities, broker)

@@ -58,12 +58,18 @@ class AdapterBase:
 
     capabilities: TasksCapabilities
 
-    def __init__(self, connection: Connection, capabilities: TasksCapabilities) -> None:
+    def __init__(
+        self,
+        connection: Connection,
+        capabilities: TasksCapabilities,
+        broker: InputBroker | None = None,
+    ) -> None:
         self.connection = connection
         self.capabilities = capabilities
         self.variants = Variants()
         """Which tolerated wire variants this server has shown (for display)."""
-        self.broker = InputBroker()
+        self.broker = broker if broker is not None else InputBroker()
+        """Pending questions; a reconnect hands the same broker to the next adapter."""
         self._progress_listeners: list[ProgressListener] = []
         self._status_listeners: list[StatusListener] = []
         self._issued_tokens: set[str] = set()

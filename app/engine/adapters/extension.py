@@ -16,6 +16,7 @@ from app.engine.adapter import CreateOutcome, TasksCapabilities
 from app.engine.adapters.base import METHOD_NOT_FOUND, AdapterBase, task_unknown
 from app.engine.adapters.mrtr import call_with_rounds
 from app.engine.connection import Connection, RpcError
+from app.engine.inputs import InputBroker
 from app.engine.models import InputRequest, Task
 from app.engine.normalize import ParsedCreate, check_ack, task_from_answer
 
@@ -28,8 +29,13 @@ LISTEN_ACK_TIMEOUT = 5.0
 class ExtensionAdapter(AdapterBase):
     """Drives SEP-2663 tasks over one modern connection."""
 
-    def __init__(self, connection: Connection, capabilities: TasksCapabilities) -> None:
-        super().__init__(connection, capabilities)
+    def __init__(
+        self,
+        connection: Connection,
+        capabilities: TasksCapabilities,
+        broker: InputBroker | None = None,
+    ) -> None:
+        super().__init__(connection, capabilities, broker)
         self._tools: dict[str, str] = {}
         self._listen: asyncio.Task[Any] | None = None
         self._listen_ack: asyncio.Future[None] | None = None

@@ -15,7 +15,7 @@ from app.engine.adapter import CreateOutcome, TasksCapabilities
 from app.engine.adapters.base import AdapterBase, task_unknown
 from app.engine.adapters.questions import Arrivals, ServerQuestions
 from app.engine.connection import Connection, RpcError, TransportError
-from app.engine.inputs import InputNotPending
+from app.engine.inputs import InputBroker, InputNotPending
 from app.engine.models import InputRequest, ProtocolViolation, Task
 from app.engine.normalize import (
     create_from_result,
@@ -30,8 +30,13 @@ MAX_LIST_PAGES = 1000
 class LegacyAdapter(AdapterBase):
     """Drives 2025-11-25 tasks over one connection."""
 
-    def __init__(self, connection: Connection, capabilities: TasksCapabilities) -> None:
-        super().__init__(connection, capabilities)
+    def __init__(
+        self,
+        connection: Connection,
+        capabilities: TasksCapabilities,
+        broker: InputBroker | None = None,
+    ) -> None:
+        super().__init__(connection, capabilities, broker)
         self._results: dict[str, asyncio.Task[dict[str, Any]]] = {}
         self._tools: dict[str, str] = {}
         self._questions = ServerQuestions(connection, self.broker)

@@ -13,14 +13,20 @@ from app.engine.adapters.base import AdapterBase
 from app.engine.adapters.mrtr import call_with_rounds
 from app.engine.adapters.questions import ServerQuestions
 from app.engine.connection import Connection
+from app.engine.inputs import InputBroker
 from app.engine.models import InputRequest, Task
 
 
 class NoTasksAdapter(AdapterBase):
     """A server that declared no tasks wire this connection can speak."""
 
-    def __init__(self, connection: Connection, capabilities: TasksCapabilities) -> None:
-        super().__init__(connection, capabilities)
+    def __init__(
+        self,
+        connection: Connection,
+        capabilities: TasksCapabilities,
+        broker: InputBroker | None = None,
+    ) -> None:
+        super().__init__(connection, capabilities, broker)
         legacy_era = connection.info.era == "legacy"
         self._questions = ServerQuestions(connection, self.broker) if legacy_era else None
 
