@@ -12,6 +12,8 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
 from rich.style import Style
 from rich.text import Text
 from textual.message import Message
@@ -65,10 +67,41 @@ MARK_GLYPH = "▸"
 """Shown in the first column of a row the user marked for a bulk action."""
 _CLOCK_KEYS = ("age", "changed", "ttl", "next")
 
-Cells = tuple[Text, ...]
+
+class ClockCell:
+    """A clock cell (age, changed, TTL left, next poll) whose text is made when it is drawn.
+
+    It reads its row's current `WatchedTask` and the table's current time, so a new `now` costs
+    one repaint of the rows on screen instead of an `update_cell` on every row.
+    """
+
+    __slots__ = ("_key", "_table", "_task_id")
+
+    def __init__(self, table: TaskTable, task_id: str, key: str) -> None:
+        self._table = table
+        self._task_id = task_id
+        self._key = key
+
+    def text(self) -> Text:
+        """The cell as it reads now."""
+        return self._table.clock_text(self._task_id, self._key)
+
+    def __str__(self) -> str:
+        return self.text().plain
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.text()
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        width = _WIDTHS[self._key]
+        return Measurement(width, width)
 
 
-class TaskTable(DataTable[Text]):
+Cell = Text | ClockCell
+Cells = tuple[Cell, ...]
+
+
+class TaskTable(DataTable[Cell]):
     """The task list, one row per task id; `sync` patches it in place from the App's state."""
 
     DEFAULT_CSS = """
@@ -102,6 +135,7 @@ class TaskTable(DataTable[Text]):
             tuple[Mapping[str, WatchedTask], Sequence[str], float, frozenset[str]] | None
         ) = None
         self._marked: frozenset[str] = frozenset()
+        self._now = 0.0
 
     def on_mount(self) -> None:
         for column in COLUMNS:
@@ -143,9 +177,9 @@ class TaskTable(DataTable[Text]):
     ) -> None:
         """Show `order` (ids into `rows`) at wall-clock time `now`, patching only what changed.
 
-        A row whose `WatchedTask` is the same object as last time keeps its cached cells; only
-        its clock cells (age, changed, TTL, next poll) are recomputed. Ids in `marked` carry
-        `MARK_GLYPH` in the first column.
+        A row whose `WatchedTask` is the same object as last time is not touched; the clock cells
+        (age, changed, TTL, next poll) are drawn from `now` when the visible rows are repainted.
+        Ids in `marked` carry `MARK_GLYPH` in the first column.
         """
         marked = frozenset(marked)
         for task_id in marked ^ self._marked:
@@ -158,6 +192,8 @@ class TaskTable(DataTable[Text]):
         old_index = self._order.index(selected) if selected in self._cells else None
         old_scroll = self.scroll_y
         stale = [task_id for task_id in self._order if task_id not in wanted_set]
+        redraw_clocks = now != self._now
+        self._now = now
         with self.app.batch_update():
             if stale and len(stale) > len(wanted):
                 self.clear()
@@ -169,29 +205,39 @@ class TaskTable(DataTable[Text]):
                     del self._sources[task_id]
                 self._order = [task_id for task_id in self._order if task_id in wanted_set]
             for task_id in wanted:
-                self._patch_row(task_id, rows[task_id], now)
+                redraw_clocks |= self._patch_row(task_id, rows[task_id])
+            if redraw_clocks:
+                self._update_count += 1  # the visible rows' cached lines are stale
+                self.refresh()
             if self._order != wanted:
                 self._place_rows(wanted)
             self._keep_cursor(selected, old_index, old_scroll)
         self._announce()
 
-    def _patch_row(self, task_id: str, watched: WatchedTask, now: float) -> None:
+    def _patch_row(self, task_id: str, watched: WatchedTask) -> bool:
+        """Add or patch one row; True when its clock cells may read differently now."""
         previous = self._cells.get(task_id)
         if previous is not None and self._sources.get(task_id) is watched:
-            static = {key: previous[COLUMN_KEYS.index(key)] for key in _STATIC_KEYS}
-        else:
-            static = self._static_cells(watched)
-        cells_by_key = {**static, **self._clock_cells(watched, now)}
-        cells = tuple(cells_by_key[key] for key in COLUMN_KEYS)
+            return False
+        self._sources[task_id] = watched
+        static = self._static_cells(watched)
+        cells = tuple(
+            static[key] if key in static else ClockCell(self, task_id, key) for key in COLUMN_KEYS
+        )
         if previous is None:
             self.add_row(*cells, key=task_id)
             self._order.append(task_id)
-        else:
-            for key, new, old in zip(COLUMN_KEYS, cells, previous, strict=True):
-                if new != old:
-                    self.update_cell(task_id, key, new)
-        self._cells[task_id] = cells
-        self._sources[task_id] = watched
+            self._cells[task_id] = cells
+            return False
+        for key in _STATIC_KEYS:
+            index = COLUMN_KEYS.index(key)
+            if cells[index] != previous[index]:
+                self.update_cell(task_id, key, cells[index])
+        self._cells[task_id] = tuple(
+            new if key in static else old
+            for key, new, old in zip(COLUMN_KEYS, cells, previous, strict=True)
+        )
+        return True
 
     def _place_rows(self, order: list[str]) -> None:
         """Put rows in `order` without rebuilding them (what `DataTable.sort` does, by row key)."""
@@ -270,14 +316,21 @@ class TaskTable(DataTable[Text]):
         message = watched.task.status_message if watched.task else None
         return _cell(message or "", width)
 
-    @staticmethod
-    def _clock_cells(watched: WatchedTask, now: float) -> dict[str, Text]:
-        return {
-            "age": _cell(format_age(watched, now), _WIDTHS["age"]),
-            "changed": _cell(format_since(watched.last_change, now), _WIDTHS["changed"]),
-            "ttl": _cell(format_ttl_left(watched, now), _WIDTHS["ttl"]),
-            "next": _cell(format_next_poll(watched, now), _WIDTHS["next"]),
-        }
+    def clock_text(self, task_id: str, key: str) -> Text:
+        """A clock cell's text for the row's latest task at the time of the last `sync`."""
+        watched = self._sources.get(task_id)
+        if watched is None:
+            return _cell("", _WIDTHS[key])
+        now = self._now
+        if key == "age":
+            text = format_age(watched, now)
+        elif key == "changed":
+            text = format_since(watched.last_change, now)
+        elif key == "ttl":
+            text = format_ttl_left(watched, now)
+        else:
+            text = format_next_poll(watched, now)
+        return _cell(text, _WIDTHS[key])
 
 
 def _cell(text: Any, width: int, style: Style | str = "") -> Text:
