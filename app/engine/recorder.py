@@ -114,12 +114,18 @@ class Recorder:
         self._write(session_line(self._clock(), info), keep=True)
 
     def frame(self, frame: Frame) -> None:
-        """Record one frame (a connection frame listener)."""
+        """Record one frame (a connection frame listener); without a file there is nothing to
+        do, since frames are not kept in the history (this is on every poll's path)."""
+        if self._sink is None:
+            return
         self._write(frame_line(frame), keep=False)
 
     def event(self, event: TaskEvent) -> None:
-        """Record one poller event."""
-        self._write(event_line(event), keep=event.kind != "polled")
+        """Record one poller event (without a file, "polled" events are not kept, so skipped)."""
+        keep = event.kind != "polled"
+        if self._sink is None and not keep:
+            return
+        self._write(event_line(event), keep=keep)
 
     def action(self, action: str, task_id: str | None = None, **details: Any) -> None:
         """Record something the user asked for (sent or refused) with its particulars."""
