@@ -843,7 +843,17 @@ def test_bad_task_payload_on_get_is_a_protocol_violation(hostile: tuple[str, str
 
 def test_a_server_that_goes_away_ends_the_watch_as_unreachable(hostile: tuple[str, str]) -> None:
     started = time.monotonic()
-    run = run_cli("tools", "call", *hostile, "--tool-name", "vanish", "--task", "--task-watch")
+    run = run_cli(  # reconnecting off: test_reconnect_cli covers a respawned server
+        "tools",
+        "call",
+        *hostile,
+        "--tool-name",
+        "vanish",
+        "--task",
+        "--task-watch",
+        "--reconnect-attempts",
+        "0",
+    )
     assert run.code == 1, run.stderr
     assert run.document["outcome"] == "unreachable"
     assert run.document["task"]["status"] == "working"

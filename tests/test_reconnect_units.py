@@ -124,9 +124,13 @@ class FakeSupervisor:
         self.replacement = replacement
         self.generation = 0
         self.adapter: SessionAdapter | None = None
+        self.healthy: list[int] = []
 
     async def ready(self) -> tuple[Any, int]:
         return self.current, self.generation
+
+    def succeeded(self, generation: int) -> None:
+        self.healthy.append(generation)
 
     async def recover(self, error: BaseException, generation: int) -> bool:
         if generation < self.generation:

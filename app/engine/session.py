@@ -84,6 +84,9 @@ class EngineSession:
         self._recovering: asyncio.Task[bool] | None = None
         self._watchers: set[asyncio.Task[Any]] = set()
         self._gave_up: TransportError | None = None
+        self._attempts_used = 0
+        """Reconnect attempts since a request last succeeded (a server that dies again right after
+        each reconnect keeps counting towards `policy.attempts` instead of starting over)."""
 
     # -- set-up ---------------------------------------------------------------------------------
 
@@ -104,7 +107,11 @@ class EngineSession:
         the first connection is never retried.
         """
         connection = self._new_connection()
-        info = await connection.open()
+        try:
+            info = await connection.open()
+        except BaseException:
+            self.state = "failed"
+            raise
         wire_adapter = make_adapter(connection)
         wire = wire_adapter.capabilities.wire
         if self.expected_wire is not None and wire != self.expected_wire:
@@ -165,12 +172,14 @@ class EngineSession:
         """A plain request on the current connection, repeated once after a reconnect."""
         _adapter, generation = await self.ready()
         try:
-            return await self.connection.request(method, params, reason=reason)
+            answer = await self.connection.request(method, params, reason=reason)
         except Exception as error:
             if not await self.recover(error, generation):
                 raise
-        await self.ready()
-        return await self.connection.request(method, params, reason=reason)
+            _adapter, generation = await self.ready()
+            answer = await self.connection.request(method, params, reason=reason)
+        self.succeeded(generation)
+        return answer
 
     async def close(self) -> None:
         """Stop reconnecting, stop the adapter's background calls and close the connection."""
@@ -195,6 +204,11 @@ class EngineSession:
         if self._wire_adapter is None or self.state == "closed":
             raise TransportError("closed", "the session is closed")
         return self._wire_adapter, self._generation
+
+    def succeeded(self, generation: int) -> None:
+        """A request on generation `generation` was answered: the connection is healthy again."""
+        if generation == self._generation:
+            self._attempts_used = 0
 
     async def recover(self, error: BaseException, generation: int) -> bool:
         """True when the failure of generation `generation` was a lost connection that a
@@ -229,9 +243,9 @@ class EngineSession:
         if self._connection is not None:
             await _quietly(self._connection.close())
         last_error = reason
-        attempt = 0
-        while attempt < self.policy.attempts:
-            attempt += 1
+        while self._attempts_used < self.policy.attempts:
+            self._attempts_used += 1
+            attempt = self._attempts_used
             delay = self.policy.delay(attempt)
             self._emit(ConnectionEvent("reconnecting", time.time(), attempt, delay))
             await self._sleep(delay)
@@ -254,10 +268,11 @@ class EngineSession:
             self._listen_again()
             return True
         self.state = "failed"
+        used = self._attempts_used
         self._gave_up = TransportError(
-            "closed", f"connection lost; gave up after {attempt} reconnect attempts: {last_error}"
+            "closed", f"connection lost; gave up after {used} reconnect attempts: {last_error}"
         )
-        self._emit(ConnectionEvent("gave_up", time.time(), attempt, detail=last_error))
+        self._emit(ConnectionEvent("gave_up", time.time(), used, detail=last_error))
         return False
 
     def _listen_again(self) -> None:

@@ -42,6 +42,10 @@ class Supervisor(Protocol):
         has now replaced (False: not a loss, reconnecting is off, or it gave up)."""
         ...
 
+    def succeeded(self, generation: int) -> None:
+        """A verb on the adapter of `generation` was answered (the connection works)."""
+        ...
+
 
 class SessionAdapter:
     """A `WireAdapter` that delegates to the session's current wire adapter (see module doc)."""
@@ -145,12 +149,14 @@ class SessionAdapter:
         """Run `call` on the current adapter; after a lost connection, once more if `retry`."""
         adapter, generation = await self._supervisor.ready()
         try:
-            return await call(adapter)
+            result = await call(adapter)
         except Exception as error:
             if not await self._supervisor.recover(error, generation) or not retry:
                 raise
-        adapter, _generation = await self._supervisor.ready()
-        return await call(adapter)
+            adapter, generation = await self._supervisor.ready()
+            result = await call(adapter)
+        self._supervisor.succeeded(generation)
+        return result
 
     async def _on_task(self, task_id: str, call: Callable[[WireAdapter], Awaitable[T]]) -> T:
         """`_run` for a verb about one task (repeatable); names a legacy task the old session

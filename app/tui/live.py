@@ -1,4 +1,4 @@
-"""The live task source: one connection to a real server, its wire adapter and the engine poller.
+"""The live task source: an engine session to a real server (which reconnects) and the poller.
 
 Everything runs on the App's event loop: `run()` is the body of the App's one long-lived poller
 worker, and the verbs are awaited from short action workers.
