@@ -194,7 +194,7 @@ async def test_tui_hides_mutating_bindings_and_refuses_in_the_engine(extension_u
         )
         assert app.source.adopt(task_id)
         await wait_for(pilot, lambda: app.tasks.tasks and only_task(app).pending_inputs)
-        for key in ("n", "x", "i"):
+        for key in ("n", "x", "I"):
             await pilot.press(key)
             await pilot.pause(0.2)
             assert not isinstance(app.screen, ToolPicker | ArgumentsForm | ConfirmModal | InputForm)

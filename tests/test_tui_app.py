@@ -174,7 +174,7 @@ async def test_input_waiting_task_opens_the_input_modal() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot)
         app.go_to_task("tk-deploy-7f3a")
-        await pilot.press("i")
+        await pilot.press("I")
         await wait_for(pilot, lambda: isinstance(app.screen, InputForm))
 
 
@@ -300,7 +300,7 @@ async def test_inbox_lists_every_pending_input() -> None:
     app = recorded_app()
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot)
-        await pilot.press("I")
+        await pilot.press("i")
         await wait_for(pilot, lambda: isinstance(app.screen, InputInbox))
         inbox = app.screen
         assert isinstance(inbox, InputInbox)

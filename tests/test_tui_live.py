@@ -97,7 +97,7 @@ async def test_declining_legacy_sampling_lets_the_task_finish() -> None:
         await app.create_task(CreateRequest("summarize_text", {"text": "long"}, None, True))
         await wait_for(pilot, lambda: len(app.tasks) == 1 and bool(only_task(app).pending_inputs))
         await wait_for(pilot, lambda: app.table.selected_task_id == only_task(app).task_id)
-        await pilot.press("i")
+        await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, InputSampling))
         await pilot.click("#input-reject")
         await wait_for(pilot, lambda: only_task(app).status == "failed")

@@ -27,8 +27,15 @@ APP_BINDINGS: list[BindingType] = [
         show=False,
         tooltip="Poll the marked or selected tasks",
     ),
-    Binding("i", "answer_input", "Answer", id="answer-input", tooltip="Answer pending input"),
-    Binding("I", "input_inbox", "Inbox", id="input-inbox", tooltip="Every pending input"),
+    Binding("i", "input_inbox", "Inbox", id="input-inbox", tooltip="Every pending input"),
+    Binding(
+        "I",
+        "answer_input",
+        "Answer",
+        id="answer-input",
+        show=False,
+        tooltip="Answer the selected task's input (also enter on its row)",
+    ),
     Binding(
         "y",
         "copy_json",

@@ -21,8 +21,8 @@ STATUS_GLYPHS: dict[str, str] = {
     "completed": "●",
     "failed": "✗",
     "cancelled": "○",
-    "expired": "⧗",
-    "forgotten": "⌀",
+    "expired": "⊘",
+    "forgotten": "∅",
     "unknown": "·",
 }
 """One glyph per display status; always shown with the word, so colour is never the only cue."""
