@@ -418,6 +418,7 @@ def test_extension_get_cancel_and_watch_across_connections(extension_url: str) -
     assert created.code == 0, created.stderr
     task_id = created.document["taskId"]
     got = run_cli("tasks", "get", "--url", extension_url, "--task-id", task_id)
+    assert got.code == 0, got.stderr
     assert got.document["task"]["status"] == "working"
     cancelled = run_cli("tasks", "cancel", "--url", extension_url, "--task-id", task_id)
     assert cancelled.code == 0
