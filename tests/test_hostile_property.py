@@ -27,6 +27,7 @@ from app.engine.normalize import (
     task_from_answer,
     task_from_notification,
 )
+from app.tui.formatting import format_age, format_next_poll, format_since, format_ttl_left
 from app.tui.state import WatchedTask, apply_event
 from widgets.task_detail import json_text, overview_table, result_text, timeline_text
 from widgets.task_table import TaskTable
@@ -167,9 +168,15 @@ def events_for(outcome: Task | ProtocolViolation, payload: Any) -> list[TaskEven
 
 
 def render_everything(watched: WatchedTask, table: PlainTable) -> list[str]:
-    cells = [*table._static_cells(watched).values(), *table._clock_cells(watched, 5.0).values()]
+    cells = table._static_cells(watched).values()
     task = watched.task
     outputs = [cell.plain for cell in cells]
+    outputs += [
+        format_age(watched, 5.0),
+        format_since(watched.last_change, 5.0),
+        format_ttl_left(watched, 5.0),
+        format_next_poll(watched, 5.0),
+    ]
     outputs += [
         rendered(overview_table(watched)),
         rendered(result_text(task)),
