@@ -317,7 +317,7 @@ class TaskscopeApp(App[int]):
         self._announced.add(ident)
         question = one_line(request.message or request.method, 80)
         self.notify(
-            f"{one_line(task_id, 24)} needs input: {question}  (enter on its row, or i for the inbox)",
+            f"{one_line(task_id, 24)} needs input: {question}  (enter on its row; i: inbox)",
             title="Input needed",
             severity="warning",
         )
