@@ -13,8 +13,10 @@ from typing import Any
 
 import pytest
 from textual.command import CommandPalette
+from textual.notifications import Notify
 from textual.widgets import Input, TextArea
 
+from app.engine.events import TaskEvent
 from app.tui.app import TaskscopeApp
 from app.tui.bindings import ALL_BINDINGS
 from app.tui.config import TuiConfig, load_config
@@ -23,7 +25,7 @@ from app.tui.messages import Batcher
 from app.tui.recorded import RecordedSource
 from app.tui.source import ToolInfo
 from tests.tui_helpers import wait_for
-from tests.tui_recording import RECORDED_TASKS, recorded_app
+from tests.tui_recording import INFO, NOW, RECORDED_TASKS, TOOLS, recorded_app, recorded_events
 from widgets.arguments_form import ArgumentsForm, task_choice
 from widgets.confirm import TextPrompt
 from widgets.header_bar import HeaderBar
@@ -307,3 +309,51 @@ async def test_inbox_lists_every_pending_input() -> None:
         assert [(e.request.task_id, e.request.key) for e in inbox.entries] == [
             ("tk-deploy-7f3a", "approve")
         ]
+
+
+def finishing_app(config: TuiConfig) -> TaskscopeApp:
+    """The App on a source where one task goes from working to failed."""
+    working = recorded_events()[0].task
+    assert working is not None
+    failed = working.model_copy(update={"status": "failed", "status_message": "Out of disk"})
+    events = [
+        dataclasses.replace(recorded_events()[0]),
+        TaskEvent(
+            kind="transition",
+            task_id=working.task_id,
+            task=failed,
+            at=NOW - 1,
+            source="poll",
+            previous_status="working",
+        ),
+    ]
+    source = RecordedSource(INFO, events, [], TOOLS)
+    return TaskscopeApp(source, clock=lambda: NOW, config=config, remember_tasks=False)
+
+
+@pytest.mark.parametrize(("bell", "toasts"), [(True, True), (False, False), (True, False)])
+async def test_a_task_ending_rings_and_toasts_unless_turned_off(
+    bell: bool, toasts: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[Any] = []
+    app = finishing_app(TuiConfig(bell=bell, toasts=toasts))
+    rings: list[bool] = []
+    monkeypatch.setattr(app, "bell", lambda: rings.append(True))
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await wait_for(pilot, lambda: any(w.status == "failed" for w in app.tasks.tasks.values()))
+        await pilot.pause()
+    notes = [message.notification for message in seen if isinstance(message, Notify)]
+    finished = [note for note in notes if note.title == "Task finished"]
+    assert len(finished) == (1 if toasts else 0)
+    if toasts:
+        assert "failed" in finished[0].message
+        assert finished[0].severity == "error"
+    assert rings == ([True] if bell else [])
+
+
+def test_bell_and_toasts_switches_in_the_config_file(tmp_path: Path) -> None:
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"bell": False, "toasts": "no"}))
+    config = load_config(path)
+    assert config.bell is False and config.toasts is True
+    assert config.problems == ("toasts must be true or false",)

@@ -21,6 +21,7 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import BindingType
 from textual.containers import Container
 from textual.css.query import NoMatches
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.theme import Theme
 from textual.widgets import DataTable, Footer, HelpPanel, Input
@@ -306,6 +307,22 @@ class TaskscopeApp(App[int]):
             self.known.drop({task_id})
         elif event.kind == "input_needed" and event.input_request is not None:
             self._announce_input(task_id, event.input_request)
+        elif event.kind == "transition" and event.task is not None and event.task.is_terminal:
+            self._announce(
+                f"{one_line(task_id, 24)} {event.task.status}",
+                title="Task finished",
+                severity="error" if event.task.status == "failed" else "information",
+            )
+
+    def _announce(self, message: str, *, title: str, severity: SeverityLevel) -> None:
+        """A toast and the terminal bell, each unless the config file turned it off (a replay
+        stays quiet: it shows what happened, nothing waits on the user)."""
+        if self.info is not None and self.info.replay:
+            return
+        if self.config.toasts:
+            self.notify(message, title=title, severity=severity)
+        if self.config.bell:
+            self.bell()
 
     def _announce_input(self, task_id: str, request: InputRequest) -> None:
         """A task waits on the user: remember the request, toast and ring the bell once."""
@@ -316,12 +333,11 @@ class TaskscopeApp(App[int]):
             return
         self._announced.add(ident)
         question = one_line(request.message or request.method, 80)
-        self.notify(
+        self._announce(
             f"{one_line(task_id, 24)} needs input: {question}  (enter on its row; i: inbox)",
             title="Input needed",
             severity="warning",
         )
-        self.bell()
 
     def _stray_input(self, request: InputRequest) -> None:
         """A question outside any watched task (asked during a call): open it at once."""
@@ -329,7 +345,8 @@ class TaskscopeApp(App[int]):
         if ident in self._announced:
             return
         self._announced.add(ident)
-        self.bell()
+        if self.config.bell:
+            self.bell()
         self._answer(request)
 
     @on(FramesArrived)

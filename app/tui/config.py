@@ -1,7 +1,8 @@
 """The user's TUI settings: key remapping by binding id and the theme, from one JSON file.
 
 `$TASKSCOPE_CONFIG`, else `$XDG_CONFIG_HOME/taskscope/config.json`, else
-`~/.config/taskscope/config.json`: `{"keymap": {"binding-id": "key"}, "theme": "name"}`.
+`~/.config/taskscope/config.json`:
+`{"keymap": {"binding-id": "key"}, "theme": "name", "bell": true, "toasts": true}`.
 A missing file means defaults; a broken one is reported, never fatal.
 """
 
@@ -27,10 +28,13 @@ def config_path() -> Path:
 
 @dataclass(frozen=True)
 class TuiConfig:
-    """Key overrides by binding id, the theme name, and what was wrong with the file."""
+    """Key overrides by binding id, the theme name, the announcement switches (terminal bell and
+    toasts when a task needs input or ends), and what was wrong with the file."""
 
     keymap: dict[str, str] = field(default_factory=dict)
     theme: str | None = None
+    bell: bool = True
+    toasts: bool = True
     problems: tuple[str, ...] = ()
 
 
@@ -64,4 +68,11 @@ def load_config(path: Path | None = None) -> TuiConfig:
     if theme is not None and not isinstance(theme, str):
         problems.append("theme must be a theme name")
         theme = None
-    return TuiConfig(keymap=keymap, theme=theme, problems=tuple(problems))
+    switches: dict[str, bool] = {}
+    for name in ("bell", "toasts"):
+        value = document.get(name, True)
+        if isinstance(value, bool):
+            switches[name] = value
+        else:
+            problems.append(f"{name} must be true or false")
+    return TuiConfig(keymap=keymap, theme=theme, problems=tuple(problems), **switches)
