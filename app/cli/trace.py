@@ -6,29 +6,12 @@ written, so a trace survives Ctrl-C or SIGTERM.
 
 from __future__ import annotations
 
-from typing import Any, TextIO
+from typing import TextIO
 
 from app.cli.output import usage_error
 from app.engine import deep_json
 from app.engine.connection import Frame
-
-
-def frame_json(frame: Frame) -> dict[str, Any]:
-    """One frame as a JSON object."""
-    return {
-        "direction": frame.direction,
-        "at": frame.at,
-        "method": frame.method,
-        "id": frame.rpc_id,
-        "taskId": frame.task_id,
-        "reason": frame.reason,
-        "latencyMs": frame.latency_ms,
-        "httpStatus": frame.http_status,
-        "headers": frame.headers,
-        "message": frame.message,
-        "raw": frame.raw,
-        "error": frame.error,
-    }
+from app.engine.recording import frame_json
 
 
 class FrameTrace:

@@ -22,9 +22,9 @@ from typing import Any, Literal, get_args
 from pydantic import ValidationError
 
 from app.engine.adapter import TasksCapabilities
-from app.engine.connection import Frame
 from app.engine.events import EventKind, NextPoll, PacingTerm, Source, TaskEvent
 from app.engine.models import InputRequest, Task
+from app.engine.rpc_types import Frame
 
 FORMAT = "taskscope-recording"
 VERSION = 1
@@ -138,22 +138,24 @@ def session_line(at: float, info: SessionInfo) -> dict[str, Any]:
 
 def frame_line(frame: Frame) -> dict[str, Any]:
     """A `frame` line: every field of the (already redacted) frame."""
+    return {"type": "frame", "at": frame.at, "frame": frame_json(frame)}
+
+
+def frame_json(frame: Frame) -> dict[str, Any]:
+    """One frame as a JSON object (also the line format of `--trace-frames`)."""
     return {
-        "type": "frame",
+        "direction": frame.direction,
         "at": frame.at,
-        "frame": {
-            "direction": frame.direction,
-            "method": frame.method,
-            "id": frame.rpc_id,
-            "taskId": frame.task_id,
-            "reason": frame.reason,
-            "latencyMs": frame.latency_ms,
-            "httpStatus": frame.http_status,
-            "headers": frame.headers,
-            "message": frame.message,
-            "raw": frame.raw,
-            "error": frame.error,
-        },
+        "method": frame.method,
+        "id": frame.rpc_id,
+        "taskId": frame.task_id,
+        "reason": frame.reason,
+        "latencyMs": frame.latency_ms,
+        "httpStatus": frame.http_status,
+        "headers": frame.headers,
+        "message": frame.message,
+        "raw": frame.raw,
+        "error": frame.error,
     }
 
 
