@@ -22,8 +22,8 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from app.engine.connection import Frame
 from app.engine.recorder import Recorder, redactor_for
+from app.engine.rpc_types import Frame
 from app.engine.targets import HttpTarget, StdioTarget, Target
 from app.tui.app import TaskscopeApp
 from app.tui.config import TuiConfig

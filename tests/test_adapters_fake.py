@@ -13,8 +13,10 @@ from app.engine import adapters
 from app.engine.adapter import TasksCapabilities, TaskUnknown
 from app.engine.adapters import ExtensionAdapter, LegacyAdapter, NoTasksAdapter
 from app.engine.adapters.base import task_unknown
-from app.engine.connection import Connection, RpcError, TransportError
+from app.engine.connection import Connection
 from app.engine.models import InputKind, InputRequest, ProtocolViolation
+from app.engine.rpc_types import RpcError
+from app.engine.transports.base import TransportError
 
 LEGACY = TasksCapabilities(wire="legacy", tool_calls=True, list=True, cancel=True)
 EXTENSION = TasksCapabilities(

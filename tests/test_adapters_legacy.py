@@ -11,8 +11,9 @@ import pytest
 
 from app.engine.adapter import TasksCapabilities, TaskUnknown, VerbUnsupported
 from app.engine.adapters import LegacyAdapter, make_adapter
-from app.engine.connection import Connection, Frame, RpcError
+from app.engine.connection import Connection
 from app.engine.models import RELATED_TASK_META, InputKind, InputRequest, Task, TaskError
+from app.engine.rpc_types import Frame, RpcError
 from app.engine.targets import HttpTarget, StdioTarget
 from tests.demo_servers import start_http_demo, stdio_demo_command
 

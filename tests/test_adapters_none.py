@@ -9,8 +9,9 @@ import pytest
 
 from app.engine.adapter import VerbUnsupported
 from app.engine.adapters import NoTasksAdapter, make_adapter
-from app.engine.connection import Connection, Frame
+from app.engine.connection import Connection
 from app.engine.models import InputKind, InputRequest
+from app.engine.rpc_types import Frame
 from app.engine.targets import StdioTarget
 from tests.demo_servers import REPO_ROOT
 

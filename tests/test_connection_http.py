@@ -11,9 +11,11 @@ from typing import Any
 import httpx
 import pytest
 
-from app.engine.connection import Connection, Frame, RpcError, TransportError
+from app.engine.connection import Connection
 from app.engine.redact import REDACTED
+from app.engine.rpc_types import Frame, RpcError
 from app.engine.targets import HttpTarget
+from app.engine.transports.base import TransportError
 from tests.demo_servers import REPO_ROOT, free_port, start_http_demo, stop_process, wait_for_port
 
 

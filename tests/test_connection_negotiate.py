@@ -6,7 +6,6 @@ from typing import Any
 
 import pytest
 
-from app.engine.connection import RpcError
 from app.engine.negotiate import (
     META_CLIENT_CAPABILITIES,
     META_PROTOCOL_VERSION,
@@ -14,6 +13,7 @@ from app.engine.negotiate import (
     negotiate,
     stamp_modern,
 )
+from app.engine.rpc_types import RpcError
 from app.engine.transports.base import Era, TransportError, TransportKind
 
 INIT_RESULT = {

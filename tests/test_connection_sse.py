@@ -7,8 +7,10 @@ from typing import Any
 
 import pytest
 
-from app.engine.connection import Connection, Frame, TransportError
+from app.engine.connection import Connection
+from app.engine.rpc_types import Frame
 from app.engine.targets import HttpTarget
+from app.engine.transports.base import TransportError
 from tests.demo_servers import free_port
 from tests.test_connection_http import serve
 

@@ -9,9 +9,11 @@ from typing import Any
 
 import pytest
 
-from app.engine.connection import Connection, Frame, RpcError, TransportError
+from app.engine.connection import Connection
 from app.engine.negotiate import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION
+from app.engine.rpc_types import Frame, RpcError
 from app.engine.targets import StdioTarget, demo_target
+from app.engine.transports.base import TransportError
 from tests.demo_servers import REPO_ROOT
 
 HOSTILE = StdioTarget(

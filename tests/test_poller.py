@@ -24,7 +24,6 @@ from app.engine.adapter import (
     TaskUnknown,
 )
 from app.engine.clock import run_in_virtual_time
-from app.engine.connection import RpcError
 from app.engine.events import TaskEvent
 from app.engine.models import (
     InputKind,
@@ -37,6 +36,7 @@ from app.engine.models import (
     Wire,
 )
 from app.engine.poller import Poller
+from app.engine.rpc_types import RpcError
 
 Step = Task | BaseException
 

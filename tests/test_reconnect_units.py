@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 
 from app.engine.adapter import TaskUnknown
-from app.engine.connection import RpcError, TransportError
 from app.engine.inputs import InputBroker
 from app.engine.models import InputKind, InputRequest, Task
 from app.engine.normalize import Variants
@@ -18,7 +17,9 @@ from app.engine.reconnect import (
     ReconnectPolicy,
     is_connection_lost,
 )
+from app.engine.rpc_types import RpcError
 from app.engine.session_adapter import SessionAdapter
+from app.engine.transports.base import TransportError
 
 LOST = TransportError("closed", "server process exited with code -9")
 

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from app.engine.adapter import TasksCapabilities
-from app.engine.connection import Frame
 from app.engine.events import NextPoll, TaskEvent
 from app.engine.models import InputKind, InputRequest, Task
 from app.engine.recorder import Recorder, redactor_for
@@ -28,6 +27,7 @@ from app.engine.recording import (
 )
 from app.engine.redact import REDACTED, Redactor
 from app.engine.replay import RecordingError, parse_recording, play, read_recording
+from app.engine.rpc_types import Frame
 from app.engine.targets import url_target
 
 SECRET = "tok-9f8e7d6c5b4a"

@@ -10,9 +10,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from app.engine.adapter import TasksCapabilities
-from app.engine.connection import Frame
 from app.engine.events import EventKind, NextPoll, Source, TaskEvent
 from app.engine.models import InputKind, InputRequest, Progress, Task, TaskError
+from app.engine.rpc_types import Frame
 from app.tui.app import TaskscopeApp
 from app.tui.recorded import RecordedSource
 from app.tui.source import SourceInfo, ToolInfo

@@ -19,7 +19,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.theme import Theme
 
-from app.engine.connection import Frame
+from app.engine.rpc_types import Frame
 from app.engine.sanitize import one_line
 from app.tui.formatting import format_clock, theme_style
 

@@ -28,8 +28,8 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Static, TabbedContent, TabPane
 
-from app.engine.connection import Frame
 from app.engine.models import Task
+from app.engine.rpc_types import Frame
 from app.engine.sanitize import clean_text, one_line, safe_text
 from app.tui.formatting import (
     PACING_WORDS,

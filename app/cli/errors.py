@@ -14,9 +14,10 @@ from app.cli.output import (
     CliError,
 )
 from app.engine.adapter import TaskUnknown, VerbUnsupported
-from app.engine.connection import RpcError, TransportError
 from app.engine.guard import ReadOnlyRefused
 from app.engine.models import TASKS_EXTENSION, ProtocolViolation
+from app.engine.rpc_types import RpcError
+from app.engine.transports.base import TransportError
 
 LEGACY_SESSION_HINT = (
     "legacy-wire tasks are bound to the session that created them, so a new connection cannot "

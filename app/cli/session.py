@@ -19,10 +19,11 @@ from app.cli.output import CONNECTION_FAILED, TASKS_WIRE_MISMATCH, CliError, Out
 from app.cli.record import open_recorder
 from app.cli.target import target_from_args
 from app.cli.trace import FrameTrace
-from app.engine.connection import RpcError, TransportError
 from app.engine.reconnect import ConnectionEvent, ReconnectPolicy
+from app.engine.rpc_types import RpcError
 from app.engine.sanitize import clean_text
 from app.engine.session import EngineSession, WireMismatch
+from app.engine.transports.base import TransportError
 
 Session = EngineSession
 """What every command runs on (kept as the CLI's name for the engine session)."""

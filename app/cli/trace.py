@@ -10,8 +10,8 @@ from typing import TextIO
 
 from app.cli.output import usage_error
 from app.engine import deep_json
-from app.engine.connection import Frame
 from app.engine.recording import frame_json
+from app.engine.rpc_types import Frame
 
 
 class FrameTrace:

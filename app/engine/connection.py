@@ -1,4 +1,4 @@
-"""One JSON-RPC connection to one MCP server: correlation, envelopes, handlers and observability.
+"""One JSON-RPC connection to one MCP server: correlation, handlers and observability.
 
 The transport moves messages; negotiate.py picks the era; this module numbers requests, matches
 responses, answers server requests, stamps the modern `_meta` envelope and reports every frame
@@ -13,95 +13,40 @@ import itertools
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import EllipsisType, TracebackType
 from typing import Any, Literal
 
 from app.engine import deep_json
-from app.engine.models import RELATED_TASK_META
+from app.engine.envelopes import (
+    INTERNAL_ERROR,
+    METHOD_NOT_FOUND,
+    envelope,
+    error_reply,
+    frame_task_id,
+    response_problem,
+)
 from app.engine.negotiate import EraPreference, negotiate, stamp_modern
 from app.engine.redact import Redactor
+from app.engine.rpc_types import (
+    CloseListener,
+    Frame,
+    FrameListener,
+    NotificationHandler,
+    RpcError,
+    ServerInfo,
+    ServerRequestHandler,
+)
 from app.engine.targets import HttpTarget, Target
 from app.engine.transports import make_transport
 from app.engine.transports.base import Era, Inbound, TransportError, TransportKind
 
-__all__ = [
-    "Connection",
-    "Frame",
-    "RpcError",
-    "ServerInfo",
-    "ServerRequestHandler",
-    "TransportError",
-]
+__all__ = ["Connection", "default_client_info"]
 
 log = logging.getLogger(__name__)
 
-METHOD_NOT_FOUND = -32601
-INTERNAL_ERROR = -32603
 LATE_IDS_REMEMBERED = 256
-
-
-class RpcError(Exception):
-    """A JSON-RPC error response, with the HTTP status and Retry-After it came with."""
-
-    def __init__(
-        self,
-        code: int,
-        message: str,
-        data: Any = None,
-        *,
-        http_status: int | None = None,
-        retry_after: float | None = None,
-        frame: dict[str, Any] | None = None,
-    ) -> None:
-        super().__init__(f"{message} ({code})")
-        self.code = code
-        self.message = message
-        self.data = data
-        self.http_status = http_status
-        self.retry_after = retry_after
-        self.frame = frame
-
-
-@dataclass(frozen=True, slots=True)
-class Frame:
-    """One JSON-RPC frame in or out, as observed on the wire (secrets redacted)."""
-
-    direction: Literal["out", "in"]
-    message: dict[str, Any] | None
-    raw: str | None
-    at: float
-    method: str | None
-    rpc_id: str | int | None
-    task_id: str | None
-    reason: str | None
-    latency_ms: float | None
-    http_status: int | None
-    headers: dict[str, str]
-    error: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class ServerInfo:
-    """Who the server is and which era this connection speaks with it."""
-
-    name: str
-    version: str
-    protocol_version: str
-    era: Literal["legacy", "modern"]
-    capabilities: dict[str, Any]
-    instructions: str | None
-    transport: TransportKind
-
-
-ServerRequestHandler = Callable[[dict[str, Any], dict[str, Any]], Awaitable[dict[str, Any]]]
-"""Answers one server→client request: (params, request frame) -> result; may raise RpcError."""
-
-NotificationHandler = Callable[[str, dict[str, Any]], None]
-FrameListener = Callable[[Frame], None]
-CloseListener = Callable[[TransportError], None]
-"""Called once when the channel dies under the connection (not when `close()` is called)."""
 
 
 @dataclass(slots=True)
@@ -129,24 +74,6 @@ def default_client_info() -> dict[str, str]:
         return {"name": "taskscope", "version": version("taskscope")}
     except PackageNotFoundError:
         return {"name": "taskscope", "version": "0.0.0"}
-
-
-def frame_task_id(message: Mapping[str, Any] | None) -> str | None:
-    """The task a message is about: params.taskId, result taskId / task.taskId, or related-task."""
-    if not message:
-        return None
-    for key in ("params", "result"):
-        body = message.get(key)
-        if not isinstance(body, dict):
-            continue
-        for holder in (body, body.get("task")):
-            if isinstance(holder, dict) and isinstance(holder.get("taskId"), str):
-                return str(holder["taskId"])
-        meta = body.get("_meta")
-        related = meta.get(RELATED_TASK_META) if isinstance(meta, dict) else None
-        if isinstance(related, dict) and isinstance(related.get("taskId"), str):
-            return str(related["taskId"])
-    return None
 
 
 class Connection:
@@ -266,7 +193,7 @@ class Connection:
         """Send a notification (no answer expected)."""
         if self.state == "closed":
             raise self._closed_failure()
-        await self._send(_envelope(method, params), reason="user")
+        await self._send(envelope(method, params), reason="user")
 
     def set_request_handler(self, method: str, handler: ServerRequestHandler) -> None:
         """Answer server→client requests for `method` with `handler` (each in its own task)."""
@@ -326,7 +253,7 @@ class Connection:
         timeout: float | None,
     ) -> dict[str, Any]:
         rpc_id = next(self._ids)
-        message = _envelope(method, params, rpc_id)
+        message = envelope(method, params, rpc_id)
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[rpc_id] = _Pending(
             method=method,
@@ -438,7 +365,7 @@ class Connection:
             self._emit_inbound(inbound, error=error)
             return
         latency = (time.monotonic() - pending.sent_at) * 1000
-        body_error = _response_problem(message)
+        body_error = response_problem(message)
         self._emit_inbound(
             inbound,
             method=pending.method,
@@ -497,16 +424,16 @@ class Connection:
         if method == "ping":
             reply = {"jsonrpc": "2.0", "id": rpc_id, "result": {}}
         elif handler is None:
-            reply = _error_reply(rpc_id, METHOD_NOT_FOUND, f"Method not found: {method}")
+            reply = error_reply(rpc_id, METHOD_NOT_FOUND, f"Method not found: {method}")
         else:
             try:
                 result = await handler(params, message)
                 reply = {"jsonrpc": "2.0", "id": rpc_id, "result": result}
             except RpcError as exc:
-                reply = _error_reply(rpc_id, exc.code, exc.message, exc.data)
+                reply = error_reply(rpc_id, exc.code, exc.message, exc.data)
             except Exception as exc:
                 log.exception("handler for %s failed", method)
-                reply = _error_reply(rpc_id, INTERNAL_ERROR, f"client error: {exc}")
+                reply = error_reply(rpc_id, INTERNAL_ERROR, f"client error: {exc}")
         if self.state == "closed":
             return
         try:
@@ -629,38 +556,7 @@ class _Handshake:
         return await self._connection._call(method, params, reason="connect", timeout=timeout)
 
     async def handshake_notify(self, method: str, params: dict[str, Any] | None) -> None:
-        await self._connection._send(_envelope(method, params), reason="connect")
+        await self._connection._send(envelope(method, params), reason="connect")
 
     def is_rpc_error(self, error: BaseException) -> bool:
         return isinstance(error, RpcError)
-
-
-def _envelope(
-    method: str, params: dict[str, Any] | None, rpc_id: int | None = None
-) -> dict[str, Any]:
-    message: dict[str, Any] = {"jsonrpc": "2.0"}
-    if rpc_id is not None:
-        message["id"] = rpc_id
-    message["method"] = method
-    if params is not None:
-        message["params"] = params
-    return message
-
-
-def _error_reply(rpc_id: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:
-    error: dict[str, Any] = {"code": code, "message": message}
-    if data is not None:
-        error["data"] = data
-    return {"jsonrpc": "2.0", "id": rpc_id, "error": error}
-
-
-def _response_problem(message: dict[str, Any]) -> str | None:
-    """What is wrong with a response frame's body, or None when it is well-formed."""
-    if "error" in message:
-        error = message["error"]
-        if not isinstance(error, dict) or not isinstance(error.get("code"), int):
-            return "error response without an integer error.code"
-        return None
-    if not isinstance(message.get("result"), dict):
-        return "result is not a JSON object"
-    return None

@@ -19,11 +19,11 @@ from pydantic import ValidationError
 
 from app.engine.adapter import TasksAdapter, TaskUnknown
 from app.engine.clock import Clock, LoopClock
-from app.engine.connection import RpcError
 from app.engine.events import EventKind, NextPoll, Source, TaskEvent
 from app.engine.models import InputRequest, Progress, ProtocolViolation, Task, TaskError
 from app.engine.normalize import task_from_notification
 from app.engine.pacing import next_delay
+from app.engine.rpc_types import RpcError
 
 log = logging.getLogger(__name__)
 

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from app.engine.adapter import TasksCapabilities
-from app.engine.connection import Frame, ServerInfo
 from app.engine.events import TaskEvent
 from app.engine.recording import (
     BadLine,
@@ -33,6 +32,7 @@ from app.engine.recording import (
     session_line,
 )
 from app.engine.redact import Redactor
+from app.engine.rpc_types import Frame, ServerInfo
 from app.engine.targets import HttpTarget, Target
 
 log = logging.getLogger(__name__)

@@ -14,7 +14,6 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.engine.connection import Frame
 from app.engine.events import TaskEvent
 from app.engine.recording import (
     Action,
@@ -27,6 +26,7 @@ from app.engine.recording import (
     SessionInfo,
     decode,
 )
+from app.engine.rpc_types import Frame
 
 MAX_PROBLEMS = 20
 

@@ -18,13 +18,15 @@ from typing import Any, Literal
 
 from app.engine.adapter import TasksCapabilities
 from app.engine.adapters import WireAdapter, make_adapter
-from app.engine.connection import Connection, FrameListener, ServerInfo, TransportError
+from app.engine.connection import Connection
 from app.engine.guard import GuardedAdapter
 from app.engine.negotiate import EraPreference
 from app.engine.reconnect import ConnectionEvent, ReconnectPolicy, is_connection_lost
 from app.engine.recorder import Recorder, server_key, session_info
+from app.engine.rpc_types import FrameListener, ServerInfo
 from app.engine.session_adapter import SessionAdapter
 from app.engine.targets import Target
+from app.engine.transports.base import TransportError
 
 log = logging.getLogger(__name__)
 

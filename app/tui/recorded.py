@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.engine.adapter import CreateOutcome
-from app.engine.connection import Frame
 from app.engine.events import TaskEvent
 from app.engine.models import InputRequest
+from app.engine.rpc_types import Frame
 from app.tui.source import (
     ConnectionState,
     EventSink,

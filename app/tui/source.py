@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from app.engine.adapter import CreateOutcome, TasksCapabilities
-from app.engine.connection import Frame
 from app.engine.events import TaskEvent
 from app.engine.models import InputRequest
+from app.engine.rpc_types import Frame
 
 TaskSupport = Literal["forbidden", "optional", "required"]
 ConnectionState = Literal["connecting", "connected", "reconnecting", "closed", "failed"]

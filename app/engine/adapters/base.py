@@ -21,11 +21,12 @@ from app.engine.adapter import (
     TaskUnknown,
     VerbUnsupported,
 )
-from app.engine.connection import Connection, RpcError
+from app.engine.connection import Connection
 from app.engine.input_text import REJECT_CODE, rejection_message
 from app.engine.inputs import InputBroker
 from app.engine.models import InputRequest, Progress
 from app.engine.normalize import Variants
+from app.engine.rpc_types import RpcError
 
 log = logging.getLogger(__name__)
 

@@ -15,10 +15,11 @@ from typing import Any
 from app.engine.adapter import CreateOutcome, TasksCapabilities
 from app.engine.adapters.base import METHOD_NOT_FOUND, AdapterBase, task_unknown
 from app.engine.adapters.mrtr import call_with_rounds
-from app.engine.connection import Connection, RpcError
+from app.engine.connection import Connection
 from app.engine.inputs import InputBroker
 from app.engine.models import InputRequest, Task
 from app.engine.normalize import ParsedCreate, check_ack, task_from_answer
+from app.engine.rpc_types import RpcError
 
 log = logging.getLogger(__name__)
 

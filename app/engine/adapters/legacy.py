@@ -14,7 +14,7 @@ from typing import Any
 from app.engine.adapter import CreateOutcome, TasksCapabilities
 from app.engine.adapters.base import AdapterBase, task_unknown
 from app.engine.adapters.questions import Arrivals, ServerQuestions
-from app.engine.connection import Connection, RpcError, TransportError
+from app.engine.connection import Connection
 from app.engine.inputs import InputBroker, InputNotPending
 from app.engine.models import InputRequest, ProtocolViolation, Task
 from app.engine.normalize import (
@@ -23,6 +23,8 @@ from app.engine.normalize import (
     task_from_answer,
     tasks_from_list,
 )
+from app.engine.rpc_types import RpcError
+from app.engine.transports.base import TransportError
 
 MAX_LIST_PAGES = 1000
 

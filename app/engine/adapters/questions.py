@@ -10,10 +10,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from app.engine.connection import Connection, TransportError
+from app.engine.connection import Connection
 from app.engine.inputs import InputBroker
 from app.engine.models import RELATED_TASK_META
 from app.engine.normalize import input_request_from_server_request
+from app.engine.transports.base import TransportError
 
 SERVER_REQUESTS = ("elicitation/create", "sampling/createMessage", "roots/list")
 
