@@ -27,11 +27,11 @@ from textual.theme import Theme
 from textual.widgets import DataTable, Footer, HelpPanel, Input
 from textual.worker import Worker, WorkerState
 
-from app.engine.connection import Frame
 from app.engine.events import TaskEvent
 from app.engine.export import export_file_name, render, task_lives
 from app.engine.models import InputRequest, Task
 from app.engine.recording import Entry
+from app.engine.rpc_types import Frame
 from app.engine.sanitize import clean_text, one_line
 from app.tui.bindings import APP_BINDINGS, LIST_BINDINGS
 from app.tui.commands import TaskCommands
@@ -41,7 +41,6 @@ from app.tui.known_tasks import KnownTasks
 from app.tui.messages import (
     Batcher,
     CancelAcknowledged,
-    FramesArrived,
     SourceConnected,
     SourceFailed,
     TaskEventsArrived,
@@ -142,7 +141,7 @@ class TaskscopeApp(App[int]):
         self._received_at: dict[tuple[str, str], float] = {}
         self._announced: set[tuple[str, str]] = set()
         self._sync_count = 0
-        self._closed = False
+        self._source_closed = False
         self._table_synced_at = float("-inf")
 
     # ------------------------------------------------------------------ layout and start-up
@@ -215,25 +214,24 @@ class TaskscopeApp(App[int]):
     @work(exclusive=True, group="engine", exit_on_error=False, name="engine")
     async def _run_engine(self) -> None:
         """Connect the source and run its poller for as long as the App lives."""
-        events: Batcher[TaskEvent] = Batcher(self._post_events)
-        frames: Batcher[Frame] = Batcher(self._post_frames)
+        updates: Batcher[TaskEvent | Frame] = Batcher(self._post_updates)
         try:
-            info = await self.source.connect(events.add, frames.add)
+            info = await self.source.connect(updates.add, updates.add)
         except Exception as exc:
             self.post_message(SourceFailed(describe(exc)))
             return
         self.post_message(SourceConnected(info))
         await self.source.run()
 
-    def _post_events(self, events: list[TaskEvent]) -> None:
-        self.post_message(TaskEventsArrived(events))
-
-    def _post_frames(self, frames: list[Frame]) -> None:
-        self.post_message(FramesArrived(frames))
+    def _post_updates(self, updates: list[TaskEvent | Frame]) -> None:
+        """One message per flush, events and frames together, so the screen repaints once."""
+        events = [item for item in updates if isinstance(item, TaskEvent)]
+        frames = [item for item in updates if isinstance(item, Frame)]
+        self.post_message(TaskEventsArrived(events, frames))
 
     @on(Worker.StateChanged)
     def _worker_failed(self, event: Worker.StateChanged) -> None:
-        if event.state is not WorkerState.ERROR or self._closed:
+        if event.state is not WorkerState.ERROR or self._source_closed:
             return
         error = event.worker.error
         reason = describe(error) if error is not None else "unknown error"
@@ -274,8 +272,10 @@ class TaskscopeApp(App[int]):
 
     @on(TaskEventsArrived)
     def _apply_events(self, message: TaskEventsArrived) -> None:
-        if self._closed:
+        if self._source_closed or not self.is_running:  # a batch queued behind the teardown
             return
+        if message.frames:
+            self._add_frames(message.frames)
         changed = False
         for event in message.events:
             if event.input_request is not None and not event.task_id:
@@ -349,10 +349,8 @@ class TaskscopeApp(App[int]):
             self.bell()
         self._answer(request)
 
-    @on(FramesArrived)
-    def _add_frames(self, message: FramesArrived) -> None:
-        if not self._closed:
-            self.query_one(RpcLog).add_frames(message.frames)
+    def _add_frames(self, frames: Sequence[Frame]) -> None:
+        self.query_one(RpcLog).add_frames(frames)
 
     # ------------------------------------------------------------------ rendering
 
@@ -379,7 +377,7 @@ class TaskscopeApp(App[int]):
         The clock cells are skipped when a batch of events redrew the table within the last tick,
         so the table repaints at most as often as the event batches (four a second) under load.
         """
-        if self._closed:
+        if self._source_closed:
             return
         recently = time.monotonic() - self._table_synced_at < self.tick_interval * 0.9
         if self.tasks.tasks and not recently:
@@ -869,9 +867,9 @@ class TaskscopeApp(App[int]):
 
     async def close_source(self) -> None:
         """Close the connection (and stop a spawned server) once."""
-        if self._closed:
+        if self._source_closed:
             return
-        self._closed = True
+        self._source_closed = True
         self.workers.cancel_group(self, "engine")
         await self.source.close()
 

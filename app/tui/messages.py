@@ -1,7 +1,7 @@
 """Messages the engine worker posts to the App, and the batcher that paces them.
 
 Task events are deltas: they are batched (at most about four flushes a second) but never
-coalesced away. Frames for the RPC log are batched the same way.
+coalesced away. Frames for the RPC log ride in the same batches.
 """
 
 from __future__ import annotations
@@ -22,18 +22,12 @@ FLUSH_INTERVAL_S = 0.25
 
 
 class TaskEventsArrived(Message):
-    """A batch of poller events, in order."""
+    """A batch of poller events, in order, with the JSON-RPC frames for the RPC log seen meanwhile
+    (one message per flush, so the list and the log change in the same repaint)."""
 
-    def __init__(self, events: Sequence[TaskEvent]) -> None:
+    def __init__(self, events: Sequence[TaskEvent], frames: Sequence[Frame] = ()) -> None:
         super().__init__()
         self.events = tuple(events)
-
-
-class FramesArrived(Message):
-    """A batch of JSON-RPC frames for the RPC log."""
-
-    def __init__(self, frames: Sequence[Frame]) -> None:
-        super().__init__()
         self.frames = tuple(frames)
 
 
