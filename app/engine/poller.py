@@ -9,10 +9,8 @@ earlier; only a user's explicit `poll_now` may come early, and it is marked as t
 from __future__ import annotations
 
 import asyncio
-import heapq
 import logging
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
@@ -20,34 +18,23 @@ from pydantic import ValidationError
 from app.engine.adapter import TasksAdapter, TaskUnknown
 from app.engine.clock import Clock, LoopClock
 from app.engine.events import EventKind, NextPoll, Source, TaskEvent
-from app.engine.models import InputRequest, Progress, ProtocolViolation, Task, TaskError
+from app.engine.models import InputRequest, Progress, ProtocolViolation, Task
 from app.engine.normalize import task_from_notification
-from app.engine.pacing import next_delay
-from app.engine.rpc_types import RpcError
+from app.engine.poll_outcome import (
+    carry_over,
+    describe,
+    error_frame,
+    event_kind,
+    illegal_transition,
+    retry_after,
+    task_error,
+)
+from app.engine.poll_schedule import PollSchedule
+from app.engine.watch_state import Watch
 
 log = logging.getLogger(__name__)
 
 EventSink = Callable[[TaskEvent], None]
-
-
-@dataclass(eq=False)
-class _Watch:
-    """The poller's private book-keeping for one watched task."""
-
-    task_id: str
-    task: Task | None  # None until an adopted id answers its first poll
-    source: Source  # what brought the task in; the "created" event carries it
-    next: NextPoll | None = None
-    pending_reason: str = "poll"  # why the scheduled poll will be sent: "poll" or a user reason
-    heap_seq: int = -1
-    in_flight: bool = False
-    errors: int = 0
-    retry_after: float | None = None
-    last_response_at: float | None = None
-    input_rounds: int = 0
-    announced: set[str] = field(default_factory=set)
-    cancel_requested_at: float | None = None
-    finishing: bool = False  # terminal; only the legacy result fetch is left
 
 
 class Poller:
@@ -72,19 +59,18 @@ class Poller:
     ) -> None:
         self._adapter = adapter
         self._sink = emit
-        self._user_min_ms = user_min_ms
         self._max_errors = max(1, max_consecutive_errors)
         self._duration_s = duration_s
         self._max_input_rounds = max_input_rounds
         self._clock: Clock = clock or LoopClock()
         self._semaphore = asyncio.Semaphore(max(1, max_in_flight))
 
-        self._watches: dict[str, _Watch] = {}
-        self._heap: list[tuple[float, int, _Watch]] = []
-        self._seq = 0
+        self._watches: dict[str, Watch] = {}
         self._wake = asyncio.Event()
+        self._schedule = PollSchedule(
+            user_min_ms=user_min_ms, is_watched=self._is_watched, on_change=self._wake.set
+        )
         self._jobs: set[asyncio.Task[None]] = set()
-        self._paused = False
         self._deadline: float | None = None
         self._stray_inputs: set[tuple[str | None, str]] = set()
         self._listen_job: asyncio.Task[None] | None = None
@@ -102,7 +88,7 @@ class Poller:
         """Start watching a task the caller already holds; emits "created". False if watched."""
         if task.task_id in self._watches:
             return False
-        watch = _Watch(task_id=task.task_id, task=None, source=source)
+        watch = Watch(task_id=task.task_id, task=None, source=source)
         self._watches[task.task_id] = watch
         self._accept(watch, task, source, from_poll=True)
         self._announce_pending_inputs(watch)
@@ -113,9 +99,9 @@ class Poller:
         """Start watching a bare task id: it is polled at once, and "created" follows its answer."""
         if task_id in self._watches:
             return False
-        watch = _Watch(task_id=task_id, task=None, source="user")
+        watch = Watch(task_id=task_id, task=None, source="user")
         self._watches[task_id] = watch
-        self._poll_soon(watch, "user")
+        self._schedule.plan_now(watch, "user", now=self._clock.monotonic())
         self._request_listen()
         return True
 
@@ -135,27 +121,26 @@ class Poller:
         watch = self._watches.get(task_id)
         if watch is None or watch.finishing or watch.in_flight:
             return False
-        self._poll_soon(watch, reason)
+        self._schedule.plan_now(watch, reason, now=self._clock.monotonic())
         return True
 
     def pause(self) -> None:
         """Stop sending scheduled polls; user polls and notifications still go through."""
-        self._paused = True
+        self._schedule.paused = True
         for watch in self._watches.values():
             if watch.pending_reason == "poll":
-                watch.next = None
-                watch.heap_seq = -1
+                self._schedule.clear(watch)
 
     def resume(self) -> None:
         """Send scheduled polls again, each after a fresh delay from now."""
-        self._paused = False
+        self._schedule.paused = False
         for watch in self._watches.values():
             if watch.next is None and not watch.in_flight and not watch.finishing:
-                self._schedule(watch, watch.task, since=self._clock.monotonic())
+                self._schedule.plan(watch, watch.task, since=self._clock.monotonic())
 
     @property
     def paused(self) -> bool:
-        return self._paused
+        return self._schedule.paused
 
     def mark_cancel_requested(self, task_id: str, cancelled: Task | None = None) -> None:
         """Record that the user sent `tasks/cancel`; pass the legacy answer (the cancelled Task).
@@ -181,7 +166,7 @@ class Poller:
             await self._adapter.answer(request, response)
         except Exception as exc:
             self._emit_for(
-                request.task_id, "error", "user", detail=_describe(exc), frame=_frame(exc)
+                request.task_id, "error", "user", detail=describe(exc), frame=error_frame(exc)
             )
             return False
         self._emit_for(request.task_id, "input_answered", "user", input_request=request)
@@ -197,7 +182,7 @@ class Poller:
             rejected = await self._adapter.reject(request)
         except Exception as exc:
             self._emit_for(
-                request.task_id, "error", "user", detail=_describe(exc), frame=_frame(exc)
+                request.task_id, "error", "user", detail=describe(exc), frame=error_frame(exc)
             )
             raise
         if rejected:
@@ -215,7 +200,7 @@ class Poller:
         try:
             await self._adapter.answer_many(task_id, responses)
         except Exception as exc:
-            self._emit_for(task_id, "error", "user", detail=_describe(exc), frame=_frame(exc))
+            self._emit_for(task_id, "error", "user", detail=describe(exc), frame=error_frame(exc))
             return False
         watch = self._watches.get(task_id)
         known = {r.key: r for r in watch.task.input_requests} if watch and watch.task else {}
@@ -258,7 +243,7 @@ class Poller:
                 if until_idle and not self._watches and not self._jobs:
                     return
                 self._dispatch_due(now)
-                wake_at = self._earliest_due()
+                wake_at = self._schedule.earliest_due()
                 if self._deadline is not None:
                     wake_at = self._deadline if wake_at is None else min(wake_at, self._deadline)
                 await self._sleep_or_wake(None if wake_at is None else wake_at - now)
@@ -286,22 +271,12 @@ class Poller:
         self._listen_job = None
 
     def _dispatch_due(self, now: float) -> None:
-        while self._heap and self._heap[0][0] <= now:
-            _, seq, watch = heapq.heappop(self._heap)
-            if not self._is_scheduled(seq, watch):
-                continue
-            watch.next = None
-            watch.heap_seq = -1
+        for watch in self._schedule.pop_due(now):
             watch.in_flight = True
             self._spawn(self._poll(watch, watch.pending_reason))
 
-    def _earliest_due(self) -> float | None:
-        while self._heap and not self._is_scheduled(self._heap[0][1], self._heap[0][2]):
-            heapq.heappop(self._heap)
-        return self._heap[0][0] if self._heap else None
-
-    def _is_scheduled(self, seq: int, watch: _Watch) -> bool:
-        return watch.heap_seq == seq and self._watches.get(watch.task_id) is watch
+    def _is_watched(self, watch: Watch) -> bool:
+        return self._watches.get(watch.task_id) is watch
 
     def _spawn(self, job: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(job)
@@ -314,53 +289,9 @@ class Poller:
             log.error("poller job failed", exc_info=task.exception())
         self._wake.set()
 
-    # ----------------------------------------------------------------- scheduling
-
-    def _schedule(self, watch: _Watch, task: Task | None, *, since: float) -> None:
-        """Schedule the next regular poll `since` a moment (the end of the last poll)."""
-        if self._paused:
-            watch.next = None
-            watch.heap_seq = -1
-            return
-        delay, term = next_delay(
-            server_hint_ms=task.poll_interval_ms if task is not None else None,
-            user_min_ms=self._user_min_ms,
-            retry_after_s=watch.retry_after,
-            consecutive_errors=watch.errors,
-        )
-        self._set_due(watch, NextPoll(due=since + delay, delay=delay, term=term), "poll")
-
-    def _poll_soon(self, watch: _Watch, reason: str) -> None:
-        now = self._clock.monotonic()
-        self._set_due(watch, NextPoll(due=now, delay=0.0, term="user"), reason)
-
-    def _set_due(self, watch: _Watch, next_poll: NextPoll, reason: str) -> None:
-        self._seq += 1
-        watch.next = next_poll
-        watch.pending_reason = reason
-        watch.heap_seq = self._seq
-        heapq.heappush(self._heap, (next_poll.due, self._seq, watch))
-        self._wake.set()
-
-    def _respect_new_hint(self, watch: _Watch, task: Task) -> None:
-        """A pushed state may carry a longer hint: move the pending poll later, never sooner."""
-        if watch.next is None or watch.pending_reason != "poll":
-            return
-        since = watch.last_response_at
-        if since is None:
-            since = watch.next.due - watch.next.delay
-        delay, term = next_delay(
-            server_hint_ms=task.poll_interval_ms,
-            user_min_ms=self._user_min_ms,
-            retry_after_s=watch.retry_after,
-            consecutive_errors=watch.errors,
-        )
-        if since + delay > watch.next.due:
-            self._set_due(watch, NextPoll(due=since + delay, delay=delay, term=term), "poll")
-
     # ----------------------------------------------------------------- polling
 
-    async def _poll(self, watch: _Watch, reason: str) -> None:
+    async def _poll(self, watch: Watch, reason: str) -> None:
         source: Source = "poll" if reason == "poll" else "user"
         async with self._semaphore:
             if self._watches.get(watch.task_id) is not watch:
@@ -378,7 +309,7 @@ class Poller:
         watch.last_response_at = self._clock.monotonic()
         self._poll_answered(watch, task, source, sent_at)
 
-    def _poll_failed(self, watch: _Watch, exc: Exception, source: Source) -> None:
+    def _poll_failed(self, watch: Watch, exc: Exception, source: Source) -> None:
         if self._watches.get(watch.task_id) is not watch or watch.finishing:
             return
         now = self._clock.monotonic()
@@ -387,72 +318,49 @@ class Poller:
             self._stop(watch, "expired", source)
             return
         if isinstance(exc, ProtocolViolation):
-            self._schedule(watch, watch.task, since=now)
+            self._schedule.plan(watch, watch.task, since=now)
             self._emit(watch, "violation", source, detail=exc.reason, frame=exc.frame)
             return
         watch.errors += 1
-        watch.retry_after = _retry_after(exc)
+        watch.retry_after = retry_after(exc)
         if watch.errors >= self._max_errors:
             watch.next = None
-            self._emit(watch, "error", source, detail=_describe(exc), frame=_frame(exc))
+            self._emit(watch, "error", source, detail=describe(exc), frame=error_frame(exc))
             self._stop(watch, f"{watch.errors} consecutive errors", source)
             return
-        self._schedule(watch, watch.task, since=now)
-        self._emit(watch, "error", source, detail=_describe(exc), frame=_frame(exc))
+        self._schedule.plan(watch, watch.task, since=now)
+        self._emit(watch, "error", source, detail=describe(exc), frame=error_frame(exc))
 
-    def _poll_answered(self, watch: _Watch, task: Task, source: Source, sent_at: float) -> None:
+    def _poll_answered(self, watch: Watch, task: Task, source: Source, sent_at: float) -> None:
         if self._watches.get(watch.task_id) is not watch or watch.finishing:
             return
         watch.errors = 0
         watch.retry_after = None
-        illegal = self._illegal_transition(watch, task, sent_at)
+        illegal = illegal_transition(
+            watch.task, task, cancel_requested_at=watch.cancel_requested_at, sent_at=sent_at
+        )
         if illegal is not None:
-            self._schedule(watch, watch.task, since=self._clock.monotonic())
+            self._schedule.plan(watch, watch.task, since=self._clock.monotonic())
             self._emit(watch, "violation", source, detail=illegal, frame=task.raw)
             return
         self._accept(watch, task, watch.source if watch.task is None else source, from_poll=True)
 
-    def _illegal_transition(self, watch: _Watch, task: Task, sent_at: float) -> str | None:
-        old = watch.task
-        if old is None:
-            return None
-        if old.is_terminal and task.status != old.status:
-            return f"status went from terminal {old.status!r} to {task.status!r}"
-        cancelled_at = watch.cancel_requested_at
-        if (
-            old.wire == "legacy"
-            and cancelled_at is not None
-            and sent_at >= cancelled_at
-            and task.status != "cancelled"
-        ):
-            return f"status {task.status!r} after a legacy tasks/cancel (must be 'cancelled')"
-        return None
-
     # ----------------------------------------------------------------- applying a state
 
-    def _accept(self, watch: _Watch, task: Task, source: Source, *, from_poll: bool) -> None:
+    def _accept(self, watch: Watch, task: Task, source: Source, *, from_poll: bool) -> None:
         """Adopt a good state: schedule, emit what changed, announce inputs, apply bounds."""
         old = watch.task
         if old is not None:
-            task = _carry_over(old, task)
-        kind: EventKind | None
-        if old is None:
-            kind = "created"
-        elif old.status != task.status:
-            kind = "transition"
-        elif old.material_key() != task.material_key():
-            kind = "changed"
-        else:
-            kind = "polled" if from_poll else None  # a repeated notification says nothing new
+            task = carry_over(old, task)
+        kind = event_kind(old, task, from_poll=from_poll)
         watch.task = task
 
         if task.is_terminal:
-            watch.next = None
-            watch.heap_seq = -1
+            self._schedule.clear(watch)
         elif from_poll:
-            self._schedule(watch, task, since=self._clock.monotonic())
+            self._schedule.plan(watch, task, since=self._clock.monotonic())
         else:
-            self._respect_new_hint(watch, task)
+            self._schedule.defer_for_hint(watch, task)
         if kind is None:
             return
 
@@ -477,11 +385,16 @@ class Poller:
         if task.is_terminal and self._watches.get(watch.task_id) is watch:
             self._finish(watch, source)
 
-    def _apply_pushed(self, watch: _Watch, task: Task, source: Source) -> None:
+    def _apply_pushed(self, watch: Watch, task: Task, source: Source) -> None:
         """Apply a pushed state (or a cancel answer): no poll is sent or pulled earlier."""
         if watch.task is None:
             return  # an adopted id not yet polled: its first poll creates it
-        illegal = self._illegal_transition(watch, task, self._clock.monotonic())
+        illegal = illegal_transition(
+            watch.task,
+            task,
+            cancel_requested_at=watch.cancel_requested_at,
+            sent_at=self._clock.monotonic(),
+        )
         if illegal is not None:
             self._emit(watch, "violation", source, detail=illegal, frame=task.raw)
             return
@@ -489,7 +402,7 @@ class Poller:
             return
         self._accept(watch, task, source, from_poll=False)
 
-    def _finish(self, watch: _Watch, source: Source) -> None:
+    def _finish(self, watch: Watch, source: Source) -> None:
         """A terminal status: make the result known (fetching it once on legacy), then stop."""
         task = watch.task
         assert task is not None
@@ -501,16 +414,16 @@ class Poller:
             self._emit(watch, "result", source)
         self._stop(watch, task.status, source)
 
-    async def _fetch_result(self, watch: _Watch, task: Task, source: Source) -> None:
+    async def _fetch_result(self, watch: Watch, task: Task, source: Source) -> None:
         try:
             async with self._semaphore:
                 result = await self._adapter.fetch_result(task.task_id)
         except Exception as exc:
-            error = _task_error(exc)
+            error = task_error(exc)
             if self._watches.get(watch.task_id) is not watch:
                 return
             if error is None:
-                self._emit(watch, "error", source, detail=_describe(exc), frame=_frame(exc))
+                self._emit(watch, "error", source, detail=describe(exc), frame=error_frame(exc))
                 self._stop(watch, task.status, source)
                 return
             final = task.model_copy(update={"error": error})
@@ -522,24 +435,23 @@ class Poller:
         self._emit(watch, "result", source)
         self._stop(watch, task.status, source)
 
-    def _stop(self, watch: _Watch, detail: str, source: Source) -> None:
+    def _stop(self, watch: Watch, detail: str, source: Source) -> None:
         if self._watches.get(watch.task_id) is not watch:
             return
         del self._watches[watch.task_id]
-        watch.next = None
-        watch.heap_seq = -1
+        self._schedule.clear(watch)
         self._wake.set()
         self._emit(watch, "stopped", source, detail=detail)
 
     # ----------------------------------------------------------------- inputs, progress, status
 
-    def _announce(self, watch: _Watch, request: InputRequest, source: Source) -> None:
+    def _announce(self, watch: Watch, request: InputRequest, source: Source) -> None:
         if request.key in watch.announced or self._watches.get(watch.task_id) is not watch:
             return
         watch.announced.add(request.key)
         self._emit(watch, "input_needed", source, input_request=request)
 
-    def _announce_pending_inputs(self, watch: _Watch) -> None:
+    def _announce_pending_inputs(self, watch: Watch) -> None:
         for request in self._adapter.pending_inputs():
             if request.task_id == watch.task_id and request.wire == "legacy":
                 self._announce(watch, request, "stream")
@@ -625,7 +537,7 @@ class Poller:
 
     def _emit(
         self,
-        watch: _Watch,
+        watch: Watch,
         kind: EventKind,
         source: Source,
         *,
@@ -682,35 +594,3 @@ class Poller:
             self._sink(event)
         except Exception:
             log.exception("event consumer failed on %s for task %s", event.kind, event.task_id)
-
-
-def _carry_over(old: Task, new: Task) -> Task:
-    """Keep what only this client knows (progress notifications, the tool name) across polls."""
-    kept: dict[str, Any] = {}
-    if new.progress is None and old.progress is not None:
-        kept["progress"] = old.progress
-    if new.tool_name is None and old.tool_name is not None:
-        kept["tool_name"] = old.tool_name
-    return new.model_copy(update=kept) if kept else new
-
-
-def _describe(exc: BaseException) -> str:
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-def _retry_after(exc: BaseException) -> float | None:
-    """The Retry-After (seconds) an RpcError or TransportError carried, if any."""
-    value = getattr(exc, "retry_after", None)
-    return float(value) if isinstance(value, int | float) and value > 0 else None
-
-
-def _frame(exc: BaseException) -> object | None:
-    return getattr(exc, "frame", None)
-
-
-def _task_error(exc: BaseException) -> TaskError | None:
-    """A JSON-RPC error answer to `tasks/result` is the task's outcome; anything else is not."""
-    if not isinstance(exc, RpcError):
-        return None
-    return TaskError(code=exc.code, message=exc.message, data=exc.data)
