@@ -58,7 +58,7 @@ extension `notifications/tasks`); the poller treats it as a hint."""
 class TasksAdapter(Protocol):
     """Drives tasks on one wire over one connection; returns normalized models only.
 
-    Errors: JSON-RPC errors raise `app.engine.connection.RpcError`, transport failures
+    Errors: JSON-RPC errors raise `app.engine.rpc_types.RpcError`, transport failures
     `TransportError`, shapes the protocol forbids `app.engine.models.ProtocolViolation`,
     an unknown or expired task `TaskUnknown`, a verb the server never declared
     `VerbUnsupported` (raised before anything is sent).

@@ -33,7 +33,7 @@ EraPreference = Literal["auto", "legacy", "modern"]
 
 
 class RpcFailure(Protocol):
-    """What negotiation needs to know about a JSON-RPC error (connection.RpcError)."""
+    """What negotiation needs to know about a JSON-RPC error (rpc_types.RpcError)."""
 
     code: int
     message: str

@@ -18,7 +18,7 @@ _DATE_VERSION = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
 class NegotiatedServer(Protocol):
-    """The part of `connection.ServerInfo` the wire decision reads."""
+    """The part of `rpc_types.ServerInfo` the wire decision reads."""
 
     @property
     def protocol_version(self) -> str: ...
