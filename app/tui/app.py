@@ -13,7 +13,7 @@ import dataclasses
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path, PurePath
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import events, on, work
@@ -24,11 +24,10 @@ from textual.css.query import NoMatches
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.theme import Theme
-from textual.widgets import DataTable, Footer, HelpPanel, Input
+from textual.widgets import DataTable, Footer, Input
 from textual.worker import Worker, WorkerState
 
 from app.engine.events import TaskEvent
-from app.engine.export import export_file_name, render, task_lives
 from app.engine.models import InputRequest, Task
 from app.engine.recording import Entry
 from app.engine.rpc_types import Frame
@@ -47,14 +46,16 @@ from app.tui.messages import (
 )
 from app.tui.source import SourceInfo, TaskSource
 from app.tui.state import SortKey, TaskFilter, TasksState, WatchedTask, parse_filter
-from widgets.arguments_form import ArgumentsForm, CreateRequest
-from widgets.confirm import ConfirmModal, TextPrompt
 from widgets.header_bar import HeaderBar, HeaderState, ListView
-from widgets.input_inbox import InboxEntry, InputInbox
 from widgets.rpc_log import RpcLog
 from widgets.task_detail import TaskDetail
 from widgets.task_table import TaskTable
-from widgets.tool_picker import ToolPicker
+
+if TYPE_CHECKING:
+    # Modals, the help panel (Textual's Markdown) and the exporter load when first used, not
+    # before the first frame.
+    from widgets.arguments_form import CreateRequest
+    from widgets.input_inbox import InboxEntry
 
 STYLES = Path(__file__).resolve().parent.parent.parent / "styles"
 TICK_INTERVAL_S = 1.0
@@ -452,6 +453,9 @@ class TaskscopeApp(App[int]):
     @work(group="actions", exit_on_error=False, name="new task")
     async def _new_task(self) -> None:
         """Tool picker, then arguments form, then the call."""
+        from widgets.arguments_form import ArgumentsForm
+        from widgets.tool_picker import ToolPicker
+
         if self.info is None:
             self.notify("Not connected yet.", severity="warning")
             return
@@ -543,6 +547,8 @@ class TaskscopeApp(App[int]):
             if yes:
                 self._cancel(ids)
 
+        from widgets.confirm import ConfirmModal
+
         self.push_screen(ConfirmModal(title, body, yes="Cancel tasks", no="Keep"), confirmed)
 
     @work(group="actions", exit_on_error=False, name="cancel")
@@ -588,6 +594,8 @@ class TaskscopeApp(App[int]):
             self.notify(f"tasks/list: {count} new task{'s' if count != 1 else ''}", timeout=3)
 
     def action_adopt_task(self) -> None:
+        from widgets.confirm import TextPrompt
+
         def adopt(task_id: str | None) -> None:
             if task_id is None:
                 return
@@ -650,6 +658,9 @@ class TaskscopeApp(App[int]):
 
     def action_export_tasks(self) -> None:
         """Export the marked (or selected) tasks' lives: Markdown, or JSON for a `.json` path."""
+        from app.engine.export import export_file_name, render, task_lives
+        from widgets.confirm import TextPrompt
+
         task_ids = [watched.task_id for watched in self._targets()]
         if not task_ids:
             return
@@ -674,6 +685,8 @@ class TaskscopeApp(App[int]):
         )
 
     def _save(self, text: str, suggested: str) -> None:
+        from widgets.confirm import TextPrompt
+
         def write(path: str | None) -> None:
             if path is not None:
                 self._write_file(path, text)
@@ -797,6 +810,8 @@ class TaskscopeApp(App[int]):
 
     def inbox_entries(self) -> list[InboxEntry]:
         """Every input request a watched task is waiting on, with when it was first seen."""
+        from widgets.input_inbox import InboxEntry
+
         server = self.info.server_name if self.info else ""
         entries: list[InboxEntry] = []
         for watched in self.tasks.tasks.values():
@@ -815,12 +830,18 @@ class TaskscopeApp(App[int]):
         return self._requests.get((watched.task_id, key))
 
     def action_input_inbox(self) -> None:
+        from widgets.input_inbox import InputInbox
+
         async def answer(entry: InboxEntry) -> dict[str, Any] | None:
             return await self.answer_request(entry.request)
 
         self.push_screen(InputInbox(self.inbox_entries(), answer, clock=self.clock))
 
     def _refresh_inbox(self) -> None:
+        if len(self.screen_stack) < 2:
+            return  # only the main screen: no inbox is open (nor its module loaded)
+        from widgets.input_inbox import InputInbox
+
         for screen in self.screen_stack:
             if isinstance(screen, InputInbox):
                 screen.set_entries(self.inbox_entries())
@@ -838,6 +859,8 @@ class TaskscopeApp(App[int]):
         self.detail.show_tab("raw")
 
     def action_toggle_help(self) -> None:
+        from textual.widgets import HelpPanel
+
         try:
             self.screen.query_one(HelpPanel)
         except NoMatches:
