@@ -13,10 +13,12 @@ are shown as "<U+202E>"-style markers; lone surrogates become U+FFFD.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.cells import get_character_cell_size
-from rich.text import Text
+
+if TYPE_CHECKING:
+    from rich.text import Text  # loaded by safe_text: headless commands never need it
 
 _STRING_TERMINATOR = r"(?:\x07|\x1b\\|\x9c)"
 _ESCAPE_SEQUENCE = re.compile(
@@ -147,4 +149,6 @@ def safe_text(
     text: Any, *, max_len: int | None = None, allow_newlines: bool = False, style: str = ""
 ) -> Text:
     """A Rich `Text` of the cleaned string; never parsed as markup, so "[bold]" stays literal."""
+    from rich.text import Text
+
     return Text(clean_text(text, max_len=max_len, allow_newlines=allow_newlines), style=style)
