@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.geometry import Size
 from textual.reactive import var
 from textual.scroll_view import ScrollView
@@ -79,6 +80,8 @@ class RpcLog(ScrollView, can_focus=True):
         self._frames: deque[Frame] = deque(maxlen=max_frames)
         self._styles: dict[str, Style] = {}
         self._end_pending = False
+        self._at_end_when_fed = True
+        """Whether the last batch came in with the view on the newest line (always, when hidden)."""
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, self._on_theme_changed)
@@ -95,6 +98,7 @@ class RpcLog(ScrollView, can_focus=True):
     def add_frames(self, frames: Iterable[Frame]) -> None:
         """Append a batch of frames, dropping the oldest beyond the cap, and repaint once."""
         at_end = self._end_pending or self.is_vertical_scroll_end
+        self._at_end_when_fed = at_end
         before = len(self._frames)
         incoming = list(frames)
         if not incoming:
@@ -108,6 +112,11 @@ class RpcLog(ScrollView, can_focus=True):
         elif dropped:  # keep the lines being read where they were
             self.scroll_to(y=max(self.scroll_y - dropped, 0), animate=False, immediate=True)
         self.refresh()
+
+    def on_resize(self, _event: events.Resize) -> None:
+        """Shown (or resized) while following: land on the newest line, not the oldest."""
+        if self.follow and self._at_end_when_fed:
+            self.call_after_refresh(self._scroll_to_newest)
 
     def _scroll_to_newest(self) -> None:
         self.scroll_end(animate=False, immediate=True, x_axis=False)
