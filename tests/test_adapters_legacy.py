@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any, Literal
 
@@ -12,9 +12,10 @@ import pytest
 from app.engine.adapter import TasksCapabilities, TaskUnknown, VerbUnsupported
 from app.engine.adapters import LegacyAdapter, make_adapter
 from app.engine.connection import Connection
-from app.engine.models import RELATED_TASK_META, InputKind, InputRequest, Task, TaskError
+from app.engine.models import RELATED_TASK_META, InputKind, InputRequest, TaskError
 from app.engine.rpc_types import Frame, RpcError
 from app.engine.targets import HttpTarget, StdioTarget
+from tests.adapter_helpers import poll_until, terminal
 from tests.demo_servers import start_http_demo, stdio_demo_command
 
 Transport = Literal["stdio", "http"]
@@ -56,24 +57,6 @@ def record_responses(connection: Connection) -> list[dict[str, Any]]:
 
     connection.add_frame_listener(listen)
     return sent
-
-
-async def poll_until(
-    adapter: LegacyAdapter, task_id: str, done: Callable[[Task], bool], timeout: float = 15.0
-) -> Task:
-    """Poll at the server's pace until `done(task)`."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
-        task = await adapter.get(task_id)
-        if done(task):
-            return task
-        assert loop.time() < deadline, f"task still {task.status}: {task.status_message}"
-        await asyncio.sleep((task.poll_interval_ms or 1000) / 1000)
-
-
-def terminal(task: Task) -> bool:
-    return task.is_terminal
 
 
 def legacy_adapter(connection: Connection) -> LegacyAdapter:
