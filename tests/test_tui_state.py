@@ -243,6 +243,16 @@ def test_apply_all_reports_only_changed_ids() -> None:
     assert changed == {"a", "b"}
 
 
+def test_a_forgotten_task_stays_forgotten_until_watched_again() -> None:
+    state = TasksState()
+    state.apply(event("created", make_task("a"), T0))
+    assert state.forget("a")
+    assert not state.apply(event("changed", make_task("a", message="late"), T0 + 1))
+    assert "a" not in state
+    assert state.apply(event("created", make_task("a"), T0 + 2, source="list"))
+    assert state.tasks["a"].timeline[0].source == "list"
+
+
 def test_stopped_clears_next_poll() -> None:
     state = TasksState()
     nxt = NextPoll(due=1.0, delay=1.0, term="backoff")

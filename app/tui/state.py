@@ -55,6 +55,7 @@ class TasksState:
     def __init__(self, *, timeline_cap: int = DEFAULT_TIMELINE_CAP) -> None:
         self.timeline_cap = timeline_cap
         self._tasks: dict[str, WatchedTask] = {}
+        self._forgotten: set[str] = set()
 
     @property
     def tasks(self) -> Mapping[str, WatchedTask]:
@@ -71,7 +72,15 @@ class TasksState:
         return self._tasks.get(task_id)
 
     def apply(self, event: TaskEvent) -> bool:
-        """Fold one event into the state; True when the task's `WatchedTask` changed."""
+        """Fold one event into the state; True when the task's `WatchedTask` changed.
+
+        A task the user forgot stays forgotten: late events of its old watch are dropped, and only
+        a new watch (`created`, e.g. a `tasks/list` import) brings it back.
+        """
+        if event.task_id in self._forgotten:
+            if event.kind != "created":
+                return False
+            self._forgotten.discard(event.task_id)
         before = self._tasks.get(event.task_id)
         after = apply_event(before, event, timeline_cap=self.timeline_cap)
         self._tasks[event.task_id] = after
@@ -97,6 +106,7 @@ class TasksState:
 
     def forget(self, task_id: str) -> bool:
         """Stop showing a task (the user dismissed it); True when it was there."""
+        self._forgotten.add(task_id)
         return self._tasks.pop(task_id, None) is not None
 
     def view(
