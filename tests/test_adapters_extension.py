@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from typing import Any, Literal
+from contextlib import AbstractAsyncContextManager
+from typing import Any
 
 import pytest
 
@@ -13,38 +12,13 @@ from app.engine.adapter import TasksCapabilities, TaskUnknown, VerbUnsupported
 from app.engine.adapters import ExtensionAdapter, make_adapter
 from app.engine.connection import Connection
 from app.engine.models import InputKind, InputRequest, Task, TaskError
-from app.engine.rpc_types import Frame, RpcError
-from app.engine.targets import HttpTarget, StdioTarget
-from tests.adapter_helpers import poll_until, terminal
-from tests.demo_servers import start_http_demo, stdio_demo_command
-
-Transport = Literal["stdio", "http"]
-FAST = ("--speed", "20", "--poll-interval-ms", "100")
+from app.engine.rpc_types import RpcError
+from tests.adapter_helpers import Transport, demo_connection, poll_until, record_requests, terminal
 
 
-@asynccontextmanager
-async def extension_demo(transport: Transport, *extra: str) -> AsyncIterator[Connection]:
-    """An open modern connection to the extension demo server."""
-    if transport == "stdio":
-        target = StdioTarget(command=stdio_demo_command("extension", *FAST, *extra))
-        async with Connection(target, era="modern") as connection:
-            yield connection
-        return
-    with start_http_demo("extension", *FAST, *extra) as (url, _process):
-        async with Connection(HttpTarget(url=url), era="modern") as connection:
-            yield connection
-
-
-def record_requests(connection: Connection) -> list[dict[str, Any]]:
-    """Every request this client sends from now on."""
-    sent: list[dict[str, Any]] = []
-
-    def listen(frame: Frame) -> None:
-        if frame.direction == "out" and frame.message and "method" in frame.message:
-            sent.append(frame.message)
-
-    connection.add_frame_listener(listen)
-    return sent
+def extension_demo(transport: Transport, *extra: str) -> AbstractAsyncContextManager[Connection]:
+    """An open extension-era connection to the extension demo server."""
+    return demo_connection("extension", transport, *extra)
 
 
 def extension_adapter(connection: Connection) -> ExtensionAdapter:

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from typing import Any, Literal
+from contextlib import AbstractAsyncContextManager
+from typing import Any
 
 import pytest
 
@@ -14,37 +13,12 @@ from app.engine.adapters import LegacyAdapter, make_adapter
 from app.engine.connection import Connection
 from app.engine.models import RELATED_TASK_META, InputKind, InputRequest, TaskError
 from app.engine.rpc_types import Frame, RpcError
-from app.engine.targets import HttpTarget, StdioTarget
-from tests.adapter_helpers import poll_until, terminal
-from tests.demo_servers import start_http_demo, stdio_demo_command
-
-Transport = Literal["stdio", "http"]
-FAST = ("--speed", "20", "--poll-interval-ms", "100")
+from tests.adapter_helpers import Transport, demo_connection, poll_until, record_requests, terminal
 
 
-@asynccontextmanager
-async def legacy_demo(transport: Transport, *extra: str) -> AsyncIterator[Connection]:
+def legacy_demo(transport: Transport, *extra: str) -> AbstractAsyncContextManager[Connection]:
     """An open legacy-era connection to the legacy demo server."""
-    if transport == "stdio":
-        target = StdioTarget(command=stdio_demo_command("legacy", *FAST, *extra))
-        async with Connection(target, era="legacy") as connection:
-            yield connection
-        return
-    with start_http_demo("legacy", *FAST, *extra) as (url, _process):
-        async with Connection(HttpTarget(url=url), era="legacy") as connection:
-            yield connection
-
-
-def record_requests(connection: Connection) -> list[dict[str, Any]]:
-    """Every request (and notification) this client sends from now on."""
-    sent: list[dict[str, Any]] = []
-
-    def listen(frame: Frame) -> None:
-        if frame.direction == "out" and frame.message and "method" in frame.message:
-            sent.append(frame.message)
-
-    connection.add_frame_listener(listen)
-    return sent
+    return demo_connection("legacy", transport, *extra)
 
 
 def record_responses(connection: Connection) -> list[dict[str, Any]]:
