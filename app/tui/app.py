@@ -378,7 +378,7 @@ class TaskscopeApp(App[int]):
         The clock cells are skipped when a batch of events redrew the table within the last tick,
         so the table repaints at most as often as the event batches (four a second) under load.
         """
-        if self._source_closed:
+        if self._source_closed or not self.is_running:  # the screens may be torn down
             return
         recently = time.monotonic() - self._table_synced_at < self.tick_interval * 0.9
         if self.tasks.tasks and not recently:
