@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.engine.models import RELATED_TASK_META
+from app.engine.protocol_keys import RELATED_TASK_META
 
 METHOD_NOT_FOUND = -32601
 INTERNAL_ERROR = -32603

@@ -12,6 +12,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from app.engine.protocol_keys import RELATED_TASK_META as RELATED_TASK_META
+from app.engine.protocol_keys import TASKS_EXTENSION as TASKS_EXTENSION
+
 Wire = Literal["legacy", "extension"]
 """The two tasks wires: experimental 2025-11-25 tasks, and the SEP-2663 extension."""
 
@@ -22,9 +25,6 @@ KNOWN_STATUSES: frozenset[str] = frozenset(
     {"working", "input_required", "completed", "failed", "cancelled"}
 )
 TERMINAL_STATUSES: frozenset[str] = frozenset({"completed", "failed", "cancelled"})
-
-RELATED_TASK_META = "io.modelcontextprotocol/related-task"
-TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 
 
 class ProtocolViolation(Exception):

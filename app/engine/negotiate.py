@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from app.engine.models import TASKS_EXTENSION
+from app.engine.protocol_keys import TASKS_EXTENSION
 from app.engine.transports.base import Era, TransportError, TransportKind
 
 MODERN_VERSION = "2026-07-28"

@@ -10,7 +10,7 @@ import re
 from typing import Any, Protocol
 
 from app.engine.adapter import TasksCapabilities
-from app.engine.models import TASKS_EXTENSION
+from app.engine.protocol_keys import TASKS_EXTENSION
 
 LEGACY_TASKS_VERSION = "2025-11-25"
 EXTENSION_MIN_VERSION = "2026-07-28"
