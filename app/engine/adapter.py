@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from app.engine.input_text import REJECT_CODE
-from app.engine.models import InputRequest, Task
+
+if TYPE_CHECKING:
+    from app.engine.models import InputRequest, Task
 
 WireName = Literal["legacy", "extension", "none"]
 
@@ -43,7 +45,7 @@ class CreateOutcome:
     raw: dict[str, Any]
 
 
-InputListener = Callable[[InputRequest], None]
+InputListener = Callable[["InputRequest"], None]
 """Called (on the event loop) when a server asks for input outside a poll: legacy
 `elicitation/create`, `sampling/createMessage` and `roots/list` requests."""
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from app.engine.models import InputRequest, Task
+if TYPE_CHECKING:
+    from app.engine.models import InputRequest, Task
 
 EventKind = Literal[
     "created",  # a task was created (or adopted, or listed) and is now watched

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from app.engine.models import InputKind, InputRequest
 from app.engine.sanitize import clean_text
+
+if TYPE_CHECKING:
+    from app.engine.models import InputRequest
 
 REJECT_CODE = -1
 """The JSON-RPC error code a declined server request is answered with, as the TS SDK answers a
@@ -79,5 +81,7 @@ def sampling_result(reply: str, model: str, stop_reason: str = "endTurn") -> dic
 def rejection_message(request: InputRequest) -> str:
     """The error message a declined request is answered with, e.g. "User rejected sampling
     request" (the TS SDK's words)."""
+    from app.engine.models import InputKind
+
     names = {InputKind.SAMPLING: "sampling", InputKind.ROOTS: "roots"}
     return f"User rejected {names.get(request.kind, request.method)} request"
