@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-from app.engine.events import TaskEvent
 from app.tui.json_diff import DiffEntry, StateDiff, compact_json, json_diff
 from app.tui.task_filter import (
     SORT_KEYS,
@@ -31,6 +31,9 @@ from app.tui.watched import (
     apply_event,
     bounded_timeline,
 )
+
+if TYPE_CHECKING:  # annotations only: the TUI's first frame does not load pydantic
+    from app.engine.events import TaskEvent
 
 
 @dataclass(frozen=True, slots=True)

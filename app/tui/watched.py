@@ -7,11 +7,13 @@ input keys and a bounded timeline with the JSON diff of each material change.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from app.engine.events import NextPoll, TaskEvent
-from app.engine.models import Task
 from app.tui.json_diff import StateDiff, json_diff
+
+if TYPE_CHECKING:  # annotations only: the TUI's first frame does not load pydantic
+    from app.engine.events import NextPoll, TaskEvent
+    from app.engine.models import Task
 
 DEFAULT_TIMELINE_CAP = 200
 """How many timeline entries each task keeps; older ones are dropped first."""
