@@ -19,11 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-from pydantic import ValidationError
-
 from app.engine.adapter import TasksCapabilities
 from app.engine.events import EventKind, NextPoll, PacingTerm, Source, TaskEvent
-from app.engine.models import InputRequest, Task
 from app.engine.rpc_types import Frame
 
 FORMAT = "taskscope-recording"
@@ -189,6 +186,8 @@ def action_line(
 
 def decode(line: Any) -> Entry:
     """One parsed JSON line as an entry; raises BadLine when it does not fit the format."""
+    from pydantic import ValidationError  # pydantic loads only when a recording is read
+
     if not isinstance(line, dict):
         raise BadLine("not a JSON object")
     kind = line.get("type")
@@ -273,6 +272,8 @@ def _frame(body: dict[str, Any], at: float) -> Frame:
 
 
 def _event(body: dict[str, Any], at: float) -> TaskEvent:
+    from app.engine.models import InputRequest, Task
+
     kind = body.get("kind")
     source = body.get("source")
     if kind not in _EVENT_KINDS:
