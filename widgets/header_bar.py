@@ -9,21 +9,25 @@ Line two: task counts, paused, filter and sort. Server text
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.style import Style
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from app.engine.adapter import TasksCapabilities
 from app.engine.sanitize import one_line
 from app.tui.formatting import theme_style
-from app.tui.source import ConnectionState, SourceInfo
 from app.tui.state import TasksSummary
+
+if TYPE_CHECKING:  # annotations only: the App's first frame does not load the engine
+    from app.engine.adapter import TasksCapabilities
+    from app.tui.source import ConnectionState, SourceInfo
 
 _MUTED = Style(dim=True)
 _BOLD = Style(bold=True)
 _STATE_STYLE: dict[str, str] = {
+    "loading": "text-warning",
     "connecting": "text-warning",
     "connected": "text-success",
     "reconnecting": "text-warning",
@@ -31,6 +35,7 @@ _STATE_STYLE: dict[str, str] = {
     "failed": "text-error",
 }
 _STATE_GLYPH: dict[str, str] = {
+    "loading": "◌",
     "connecting": "◌",
     "connected": "●",
     "reconnecting": "↻",
@@ -110,7 +115,8 @@ class HeaderBar(Static):
         line.append("taskscope", _BOLD)
         info = state.info
         if info is None:
-            line.append("  connecting…", _MUTED)
+            starting = "loading the engine…" if state.connection == "loading" else "connecting…"
+            line.append(f"  {starting}", _MUTED)
         else:
             line.append("  ")
             line.append(one_line(info.server_name or "unnamed server", 40), _BOLD)

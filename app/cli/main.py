@@ -64,8 +64,11 @@ def _names_target(namespace: argparse.Namespace) -> bool:
 
 
 def _open_tui(namespace: argparse.Namespace, out: Output) -> int:
-    """Open the full-screen UI on the flags' target, or on the demo for `taskscope demo`."""
-    from app.cli.record import open_recorder
+    """Open the full-screen UI on the flags' target, or on the demo for `taskscope demo`.
+
+    Only `--record` loads the engine's recorder before the UI; otherwise the App imports the
+    engine after its first frame.
+    """
     from app.cli.target import target_from_args
     from app.engine.targets import Target, demo_target
     from app.tui.run import TuiOptions, run_tui
@@ -80,7 +83,11 @@ def _open_tui(namespace: argparse.Namespace, out: Output) -> int:
             target = demo_target(expected or "legacy")
         else:
             target = target_from_args(namespace)
-        recorder = open_recorder(namespace, target, "tui")
+        recorder = None
+        if option(namespace, "record"):
+            from app.cli.record import open_recorder
+
+            recorder = open_recorder(namespace, target, "tui")
     except CliError as error:
         out.error(error)
         return error.exit_code

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from rich.style import Style
 from textual.color import Color, ColorParseError
 
-from app.engine.models import Progress
 from app.tui.state import WatchedTask
+
+if TYPE_CHECKING:  # annotations only: the TUI's first frame does not load pydantic
+    from app.engine.models import Progress
 
 STATUS_GLYPHS: dict[str, str] = {
     "working": "◐",

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from textual.message import Message
 
-from app.engine.events import TaskEvent
-from app.engine.rpc_types import Frame
-from app.tui.source import SourceInfo
+if TYPE_CHECKING:  # annotations only: the App's first frame does not load the engine
+    from app.engine.events import TaskEvent
+    from app.engine.rpc_types import Frame
+    from app.tui.source import SourceInfo
 
 T = TypeVar("T")
 

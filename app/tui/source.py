@@ -8,15 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from app.engine.adapter import CreateOutcome, TasksCapabilities
-from app.engine.events import TaskEvent
-from app.engine.models import InputRequest
-from app.engine.rpc_types import Frame
+if TYPE_CHECKING:  # annotations only: the App's first frame does not load the engine
+    from app.engine.adapter import CreateOutcome, TasksCapabilities
+    from app.engine.events import TaskEvent
+    from app.engine.models import InputRequest
+    from app.engine.rpc_types import Frame
 
 TaskSupport = Literal["forbidden", "optional", "required"]
-ConnectionState = Literal["connecting", "connected", "reconnecting", "closed", "failed"]
+ConnectionState = Literal["loading", "connecting", "connected", "reconnecting", "closed", "failed"]
+"""`loading`: the App is on screen while the engine modules load (before the source exists)."""
 
 EventSink = Callable[[TaskEvent], None]
 FrameSink = Callable[[Frame], None]
