@@ -1,25 +1,31 @@
-"""The live task list: a keyed `DataTable` patched in place, so rows never jump under the cursor.
+"""The live task list: a Line-API table patched in place, so rows never jump under the cursor.
 
-`TaskTable.sync` takes the App's watched tasks and the order to show them in, and touches only
-the cells whose text changed; the cursor stays on the same task id through inserts, removals and
-re-sorts. Every server string goes through `one_line`, and cells are `Text`, never markup.
+`TaskTable.sync` takes the App's watched tasks and the order to show them in, and touches only the
+rows whose cells changed; the cursor stays on the same task id through inserts, removals and
+re-sorts. Each row keeps the `Strip` it was last drawn as, keyed by everything it shows (cells,
+clock texts, cursor/hover, styles, scroll and width), so a repaint renders only visible rows whose
+inputs changed and an update to a row off screen costs a dict update. Every server string goes
+through `one_line`; cells are `Text`, never markup.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from typing import Any
+from typing import ClassVar
 
-from rich.console import Console, ConsoleOptions, RenderResult
-from rich.measure import Measurement
+from rich.console import Console
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.geometry import Region, Size, Spacing
 from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 from textual.theme import Theme
-from textual.widgets import DataTable
-from textual.widgets.data_table import RowKey
 
 from app.engine.sanitize import one_line
 from app.tui.formatting import (
@@ -40,7 +46,7 @@ from app.tui.state import WatchedTask
 
 @dataclass(frozen=True, slots=True)
 class TaskColumn:
-    """One fixed-width column: its key (for `update_cell`), header and width in cells."""
+    """One fixed-width column: its key (for `get_cell`/`update_cell`), header and width in cells."""
 
     key: str
     label: str
@@ -62,53 +68,98 @@ COLUMNS: tuple[TaskColumn, ...] = (
 )
 COLUMN_KEYS: tuple[str, ...] = tuple(column.key for column in COLUMNS)
 _WIDTHS = {column.key: column.width for column in COLUMNS}
-_STATIC_KEYS = ("mark", "status", "tool", "id", "progress", "marks", "message")
+_CLOCK_KEYS = ("age", "changed", "ttl", "next")
+_CLOCK_INDEX = {key: index for index, key in enumerate(_CLOCK_KEYS)}
 MARK_GLYPH = "▸"
 """Shown in the first column of a row the user marked for a bulk action."""
-_CLOCK_KEYS = ("age", "changed", "ttl", "next")
+CELL_PADDING = 1
+"""Blank cells on each side of every column."""
+TABLE_WIDTH = sum(column.width + 2 * CELL_PADDING for column in COLUMNS)
+"""Every row is laid out to this many cells, so horizontal scrolling is stable."""
+HEADER_HEIGHT = 1
+
+ClockTexts = tuple[str, str, str, str]
+"""Age, changed, TTL left and next poll as a row reads them at the table's current time."""
 
 
-class ClockCell:
-    """A clock cell (age, changed, TTL left, next poll) whose text is made when it is drawn.
+@dataclass(frozen=True, slots=True)
+class TableLook:
+    """The styles of one repaint: base (widget), header, cursor and hover; focus and theme change
+    them, so they are part of every cached row's key."""
 
-    It reads its row's current `WatchedTask` and the table's current time, so a new `now` costs
-    one repaint of the rows on screen instead of an `update_cell` on every row.
-    """
-
-    __slots__ = ("_key", "_table", "_task_id")
-
-    def __init__(self, table: TaskTable, task_id: str, key: str) -> None:
-        self._table = table
-        self._task_id = task_id
-        self._key = key
-
-    def text(self) -> Text:
-        """The cell as it reads now."""
-        return self._table.clock_text(self._task_id, self._key)
-
-    def __str__(self) -> str:
-        return self.text().plain
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield self.text()
-
-    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
-        width = _WIDTHS[self._key]
-        return Measurement(width, width)
+    base: Style
+    header: Style
+    cursor: Style
+    hover: Style
 
 
-Cell = Text | ClockCell
-Cells = tuple[Cell, ...]
+@dataclass(slots=True, eq=False)
+class TaskRow:
+    """One shown task: its latest `WatchedTask`, its static cells by column key, and the strip it
+    was last drawn as with the inputs that strip was drawn from."""
+
+    source: WatchedTask
+    cells: dict[str, Text]
+    strip: Strip | None = None
+    strip_key: tuple[object, ...] | None = None
 
 
-class TaskTable(DataTable[Cell]):
+class TaskTable(ScrollView, can_focus=True):
     """The task list, one row per task id; `sync` patches it in place from the App's state."""
 
     DEFAULT_CSS = """
     TaskTable {
         height: 1fr;
+        background: $surface;
+        color: $foreground;
+        &:focus {
+            background-tint: $foreground 5%;
+            & > .task-table--cursor {
+                background: $block-cursor-background;
+                color: $block-cursor-foreground;
+                text-style: $block-cursor-text-style;
+            }
+            & > .task-table--header {
+                background-tint: $foreground 5%;
+            }
+        }
+        & > .task-table--header {
+            text-style: bold;
+            background: $panel;
+            color: $foreground;
+        }
+        &:ansi > .task-table--header {
+            background: ansi_bright_blue;
+            color: ansi_default;
+        }
+        & > .task-table--cursor {
+            background: $block-cursor-blurred-background;
+            color: $block-cursor-blurred-foreground;
+            text-style: $block-cursor-blurred-text-style;
+        }
+        & > .task-table--hover {
+            background: $block-hover-background;
+        }
     }
     """
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "task-table--header",
+        "task-table--cursor",
+        "task-table--hover",
+    }
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "choose", "Choose", show=False),
+        Binding("up", "cursor_up", "Cursor up", show=False),
+        Binding("down", "cursor_down", "Cursor down", show=False),
+        Binding("pageup", "page_up", "Page up", show=False),
+        Binding("pagedown", "page_down", "Page down", show=False),
+        Binding("home,ctrl+home", "first_row", "First row", show=False),
+        Binding("end,ctrl+end", "last_row", "Last row", show=False),
+        Binding("left", "scroll_left", "Scroll left", show=False),
+        Binding("right", "scroll_right", "Scroll right", show=False),
+    ]
 
     class TaskSelected(Message):
         """The highlighted task changed (None when the table became empty)."""
@@ -122,51 +173,79 @@ class TaskTable(DataTable[Cell]):
         def control(self) -> TaskTable:
             return self.table
 
+    class TaskChosen(Message):
+        """Enter, or a click on the highlighted row, chose the task under the cursor."""
+
+        def __init__(self, table: TaskTable, task_id: str) -> None:
+            super().__init__()
+            self.table = table
+            self.task_id = task_id
+
+        @property
+        def control(self) -> TaskTable:
+            return self.table
+
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:  # noqa: A002
-        super().__init__(
-            id=id, classes=classes, cursor_type="row", zebra_stripes=False, show_row_labels=False
-        )
+        super().__init__(id=id, classes=classes)
+        self._rows: dict[str, TaskRow] = {}
         self._order: list[str] = []
-        self._cells: dict[str, Cells] = {}
-        self._sources: dict[str, WatchedTask] = {}
+        self._index: dict[str, int] = {}
         self._styles: dict[str, Style] = {}
-        self._announced: str | None = None
-        self._last_sync: (
-            tuple[Mapping[str, WatchedTask], Sequence[str], float, frozenset[str]] | None
-        ) = None
         self._marked: frozenset[str] = frozenset()
         self._now = 0.0
+        self._announced: str | None = None
+        self._hover_row: int | None = None
+        self._look: TableLook | None = None
+        self._header: tuple[tuple[object, ...], Strip] | None = None
+        self.cursor_row = 0
+        """Index (into `order`) of the highlighted row; 0 when the table is empty."""
 
     def on_mount(self) -> None:
-        for column in COLUMNS:
-            self.add_column(column.label, width=column.width, key=column.key)
-        self._styles = {}
+        self.virtual_size = Size(TABLE_WIDTH, HEADER_HEIGHT)
         self.app.theme_changed_signal.subscribe(self, self._on_theme_changed)
+
+    # ------------------------------------------------------------------ what is shown
 
     @property
     def selected_task_id(self) -> str | None:
         """The task id under the cursor, or None when the table is empty."""
-        if not self._order or not self.is_valid_row_index(self.cursor_row):
-            return None
-        row_key, _ = self.coordinate_to_cell_key(self.cursor_coordinate)
-        return row_key.value
+        if 0 <= self.cursor_row < len(self._order):
+            return self._order[self.cursor_row]
+        return None
 
     @property
     def order(self) -> Sequence[str]:
         """The task ids in the order they are shown."""
         return tuple(self._order)
 
-    def select_task(self, task_id: str) -> bool:
-        """Move the cursor to `task_id`; False when that task is not shown."""
-        if task_id not in self._cells:
-            return False
-        self.move_cursor(row=self.get_row_index(task_id), animate=False)
-        return True
+    @property
+    def row_count(self) -> int:
+        return len(self._order)
 
     @property
     def marked(self) -> frozenset[str]:
         """The task ids shown as marked (the App's bulk-action selection)."""
         return self._marked
+
+    def get_cell(self, task_id: str, column_key: str) -> Text:
+        """The cell of `task_id` in column `column_key` as it reads now."""
+        if column_key in _CLOCK_KEYS:
+            return self.clock_text(task_id, column_key)
+        return self._rows[task_id].cells[column_key]
+
+    def get_row_at(self, index: int) -> list[Text]:
+        """Every cell of the row at `index` (into `order`), in column order."""
+        task_id = self._order[index]
+        return [self.get_cell(task_id, key) for key in COLUMN_KEYS]
+
+    def clock_text(self, task_id: str, key: str) -> Text:
+        """A clock cell's text for the row's latest task at the time of the last `sync`."""
+        row = self._rows.get(task_id)
+        if row is None:
+            return Text("", no_wrap=True, end="")
+        return Text(self._clock_texts(row)[_CLOCK_INDEX[key]], no_wrap=True, end="")
+
+    # ------------------------------------------------------------------ patching from the App
 
     def sync(
         self,
@@ -182,80 +261,80 @@ class TaskTable(DataTable[Cell]):
         Ids in `marked` carry `MARK_GLYPH` in the first column.
         """
         marked = frozenset(marked)
-        for task_id in marked ^ self._marked:
-            self._sources.pop(task_id, None)  # its mark cell must be rebuilt
+        remarked = marked ^ self._marked
         self._marked = marked
-        self._last_sync = (rows, order, now, marked)
-        wanted = [task_id for task_id in dict.fromkeys(order) if task_id in rows]
-        wanted_set = set(wanted)
-        selected = self.selected_task_id
-        old_index = self._order.index(selected) if selected in self._cells else None
-        old_scroll = self.scroll_y
-        stale = [task_id for task_id in self._order if task_id not in wanted_set]
-        redraw_clocks = now != self._now
         self._now = now
-        with self.app.batch_update():
-            if stale and len(stale) > len(wanted):
-                self.clear()
-                self._order, self._cells, self._sources = [], {}, {}
-            else:
-                for task_id in stale:
-                    self.remove_row(task_id)
-                    del self._cells[task_id]
-                    del self._sources[task_id]
-                self._order = [task_id for task_id in self._order if task_id in wanted_set]
-            for task_id in wanted:
-                redraw_clocks |= self._patch_row(task_id, rows[task_id])
-            if redraw_clocks:
-                self._update_count += 1  # the visible rows' cached lines are stale
-                self.refresh()
-            if self._order != wanted:
-                self._place_rows(wanted)
+        wanted = [task_id for task_id in dict.fromkeys(order) if task_id in rows]
+        selected = self.selected_task_id
+        old_index, old_scroll = self.cursor_row, self.scroll_y
+        if len(self._rows) > len(wanted) or any(task_id not in self._rows for task_id in wanted):
+            wanted_set = set(wanted)
+            for task_id in [task_id for task_id in self._rows if task_id not in wanted_set]:
+                del self._rows[task_id]
+        for task_id in wanted:
+            watched = rows[task_id]
+            row = self._rows.get(task_id)
+            if row is None:
+                self._rows[task_id] = TaskRow(watched, self._static_cells(watched))
+            elif row.source is not watched or task_id in remarked:
+                row.source = watched
+                self._patch_cells(task_id, row, self._static_cells(watched))
+        if wanted != self._order:
+            self._order = wanted
+            self._index = {task_id: index for index, task_id in enumerate(wanted)}
+            self.virtual_size = Size(TABLE_WIDTH, len(wanted) + HEADER_HEIGHT)
             self._keep_cursor(selected, old_index, old_scroll)
+            self.refresh()
+        else:
+            self._refresh_stale_lines()
         self._announce()
 
-    def _patch_row(self, task_id: str, watched: WatchedTask) -> bool:
-        """Add or patch one row; True when its clock cells may read differently now."""
-        previous = self._cells.get(task_id)
-        if previous is not None and self._sources.get(task_id) is watched:
-            return False
-        self._sources[task_id] = watched
-        static = self._static_cells(watched)
-        cells = tuple(
-            static[key] if key in static else ClockCell(self, task_id, key) for key in COLUMN_KEYS
-        )
-        if previous is None:
-            self.add_row(*cells, key=task_id)
-            self._order.append(task_id)
-            self._cells[task_id] = cells
-            return False
-        for key in _STATIC_KEYS:
-            index = COLUMN_KEYS.index(key)
-            if cells[index] != previous[index]:
-                self.update_cell(task_id, key, cells[index])
-        self._cells[task_id] = tuple(
-            new if key in static else old
-            for key, new, old in zip(COLUMN_KEYS, cells, previous, strict=True)
-        )
-        return True
+    def update_cell(self, task_id: str, column_key: str, value: Text) -> None:
+        """Replace one static cell of `task_id` and repaint its line if it is on screen."""
+        row = self._rows[task_id]
+        row.cells[column_key] = value
+        row.strip = None
+        self._refresh_index(self._index.get(task_id))
 
-    def _place_rows(self, order: list[str]) -> None:
-        """Put rows in `order` without rebuilding them (what `DataTable.sort` does, by row key)."""
-        self._row_locations = type(self._row_locations)(
-            {RowKey(task_id): index for index, task_id in enumerate(order)}
-        )
-        self._update_count += 1
-        self._order = list(order)
-        self.refresh()
+    def _patch_cells(self, task_id: str, row: TaskRow, cells: dict[str, Text]) -> None:
+        for key, cell in cells.items():
+            if not _same_text(cell, row.cells[key]):
+                self.update_cell(task_id, key, cell)
 
-    def _keep_cursor(self, selected: str | None, old_index: int | None, old_scroll: float) -> None:
-        if selected is None or selected not in self._cells or old_index is None:
+    def _keep_cursor(self, selected: str | None, old_index: int, old_scroll: float) -> None:
+        """Keep the cursor on the task it was on (and that row where it was on screen); when that
+        task is gone, the cursor stays at its index, on a neighbour."""
+        new_index = self._index.get(selected) if selected is not None else None
+        if new_index is None:
+            self.cursor_row = max(0, min(self.cursor_row, len(self._order) - 1))
             return
-        new_index = self._order.index(selected)
-        if new_index != self.cursor_row:
-            self.move_cursor(row=new_index, animate=False, scroll=False)
+        self.cursor_row = new_index
         if new_index != old_index:
-            self.scroll_to(y=max(old_scroll + new_index - old_index, 0), animate=False)
+            self.scroll_to(
+                y=max(old_scroll + new_index - old_index, 0), animate=False, immediate=True
+            )
+
+    def _refresh_stale_lines(self) -> None:
+        """Repaint the visible rows that would be drawn differently now (same order as before)."""
+        look = self._look
+        if look is None:
+            self.refresh()
+            return
+        for index in self._visible_indexes():
+            row = self._rows[self._order[index]]
+            if row.strip is None or row.strip_key != self._strip_key(
+                index, self._clock_texts(row), look
+            ):
+                self._refresh_index(index)
+
+    def _visible_indexes(self) -> range:
+        first = int(self.scroll_y)
+        shown = max(self.scrollable_content_region.height - HEADER_HEIGHT, 0)
+        return range(first, min(first + shown, len(self._order)))
+
+    def _refresh_index(self, index: int | None) -> None:
+        if index is not None and index in self._visible_indexes():
+            self.refresh_line(index + HEADER_HEIGHT)
 
     def _announce(self) -> None:
         selected = self.selected_task_id
@@ -263,14 +342,187 @@ class TaskTable(DataTable[Cell]):
             self._announced = selected
             self.post_message(self.TaskSelected(self, selected))
 
-    def on_data_table_row_highlighted(self, _event: DataTable.RowHighlighted) -> None:
+    # ------------------------------------------------------------------ cursor and mouse
+
+    def select_task(self, task_id: str) -> bool:
+        """Move the cursor to `task_id`; False when that task is not shown."""
+        index = self._index.get(task_id)
+        if index is None:
+            return False
+        self.move_cursor(index)
+        return True
+
+    def move_cursor(self, row: int, *, scroll: bool = True) -> None:
+        """Highlight the row at index `row` (clamped to the rows shown), scrolled into view."""
+        if not self._order:
+            return
+        row = max(0, min(row, len(self._order) - 1))
+        if row != self.cursor_row:
+            self._refresh_index(self.cursor_row)
+            self.cursor_row = row
+            self._refresh_index(row)
+        if scroll:
+            width = self.scrollable_content_region.width
+            self.scroll_to_region(
+                Region(int(self.scroll_x), row + HEADER_HEIGHT, width, 1),
+                spacing=Spacing(HEADER_HEIGHT, 0, 0, 0),
+                animate=False,
+                force=True,
+                immediate=True,
+            )
         self._announce()
+
+    def _page(self) -> int:
+        return max(self.scrollable_content_region.height - HEADER_HEIGHT, 1)
+
+    def action_cursor_up(self) -> None:
+        self._set_hover(None)
+        self.move_cursor(self.cursor_row - 1)
+
+    def action_cursor_down(self) -> None:
+        self._set_hover(None)
+        self.move_cursor(self.cursor_row + 1)
+
+    def action_page_up(self) -> None:
+        self._set_hover(None)
+        self.scroll_to(y=self.scroll_y - self._page(), animate=False, immediate=True)
+        self.move_cursor(self.cursor_row - self._page())
+
+    def action_page_down(self) -> None:
+        self._set_hover(None)
+        self.scroll_to(y=self.scroll_y + self._page(), animate=False, immediate=True)
+        self.move_cursor(self.cursor_row + self._page())
+
+    def action_first_row(self) -> None:
+        self._set_hover(None)
+        self.move_cursor(0)
+
+    def action_last_row(self) -> None:
+        self._set_hover(None)
+        self.move_cursor(len(self._order) - 1)
+
+    def action_choose(self) -> None:
+        """Enter: tell the App which task was chosen."""
+        selected = self.selected_task_id
+        if selected is not None:
+            self.post_message(self.TaskChosen(self, selected))
+
+    def _row_under(self, event: events.MouseEvent) -> int | None:
+        offset = event.get_content_offset(self)
+        if offset is None or offset.y < HEADER_HEIGHT:
+            return None
+        index = int(self.scroll_y) + offset.y - HEADER_HEIGHT
+        return index if index < len(self._order) else None
+
+    def on_click(self, event: events.Click) -> None:
+        """A click highlights its row; a click on the highlighted row chooses it."""
+        index = self._row_under(event)
+        if index is None:
+            return
+        event.stop()
+        if index == self.cursor_row:
+            self.action_choose()
+        else:
+            self.move_cursor(index)
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        self._set_hover(self._row_under(event))
+
+    def on_leave(self, _event: events.Leave) -> None:
+        self._set_hover(None)
+
+    def _set_hover(self, index: int | None) -> None:
+        if index != self._hover_row:
+            self._refresh_index(self._hover_row)
+            self._hover_row = index
+            self._refresh_index(index)
+
+    # ------------------------------------------------------------------ drawing
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Read this repaint's styles once, then let the Line API call `render_line`."""
+        self._look = TableLook(
+            base=self.rich_style,
+            header=self.get_component_rich_style("task-table--header"),
+            cursor=self.get_component_rich_style("task-table--cursor"),
+            hover=self.get_component_rich_style("task-table--hover"),
+        )
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        look = self._look
+        assert look is not None, "render_lines sets the look before any line is drawn"
+        scroll_x, scroll_y = self.scroll_offset
+        width = self.scrollable_content_region.width
+        if y < HEADER_HEIGHT:
+            return self._header_strip(look, scroll_x, width)
+        index = scroll_y + y - HEADER_HEIGHT
+        if index >= len(self._order):
+            return Strip.blank(width, look.base)
+        row = self._rows[self._order[index]]
+        clocks = self._clock_texts(row)
+        key = self._strip_key(index, clocks, look)
+        if row.strip is None or row.strip_key != key:
+            pre, post = self._row_styles(look, index)
+            cells = [
+                clocks[_CLOCK_INDEX[column]] if column in _CLOCK_INDEX else row.cells[column]
+                for column in COLUMN_KEYS
+            ]
+            line = _row_line(self.app.console, cells, pre, post)
+            row.strip = line.crop_extend(scroll_x, scroll_x + width, pre)
+            row.strip_key = key
+        return row.strip
+
+    def _strip_key(self, index: int, clocks: ClockTexts, look: TableLook) -> tuple[object, ...]:
+        """Everything a row's strip depends on besides its static cells (whose change drops the
+        strip): clock texts, cursor and hover, the look, horizontal scroll and width."""
+        return (
+            clocks,
+            index == self.cursor_row,
+            index == self._hover_row,
+            look,
+            self.scroll_offset.x,
+            self.scrollable_content_region.width,
+        )
+
+    def _row_styles(self, look: TableLook, index: int) -> tuple[Style, Style]:
+        """A data row's style under each cell and over it (the cursor's colour wins over the
+        cell's own, as in Textual's `DataTable`)."""
+        component = Style()
+        if index == self._hover_row:
+            component += look.hover
+        if index == self.cursor_row:
+            component += look.cursor
+        if not component:
+            return look.base, Style()
+        return look.base + component, Style.from_color(component.color)
+
+    def _header_strip(self, look: TableLook, scroll_x: int, width: int) -> Strip:
+        key: tuple[object, ...] = (look, scroll_x, width)
+        if self._header is None or self._header[0] != key:
+            labels: list[Text | str] = [column.label for column in COLUMNS]
+            line = _row_line(self.app.console, labels, look.header, Style())
+            self._header = (key, line.crop_extend(scroll_x, scroll_x + width, look.header))
+        return self._header[1]
+
+    def _clock_texts(self, row: TaskRow) -> ClockTexts:
+        watched, now = row.source, self._now
+        return (
+            one_line(format_age(watched, now), _WIDTHS["age"]),
+            one_line(format_since(watched.last_change, now), _WIDTHS["changed"]),
+            one_line(format_ttl_left(watched, now), _WIDTHS["ttl"]),
+            one_line(format_next_poll(watched, now), _WIDTHS["next"]),
+        )
+
+    # ------------------------------------------------------------------ cells and colours
 
     def _on_theme_changed(self, _theme: Theme) -> None:
         self._styles = {}
-        self._sources = {}  # rebuild every row's colours on the next sync
-        if self._last_sync is not None:
-            self.sync(*self._last_sync)
+        for row in self._rows.values():
+            row.cells = self._static_cells(row.source)
+            row.strip = None
+        self._header = None
+        self.refresh()
 
     def _style(self, variable: str) -> Style:
         if not variable:
@@ -316,23 +568,34 @@ class TaskTable(DataTable[Cell]):
         message = watched.task.status_message if watched.task else None
         return _cell(message or "", width)
 
-    def clock_text(self, task_id: str, key: str) -> Text:
-        """A clock cell's text for the row's latest task at the time of the last `sync`."""
-        watched = self._sources.get(task_id)
-        if watched is None:
-            return _cell("", _WIDTHS[key])
-        now = self._now
-        if key == "age":
-            text = format_age(watched, now)
-        elif key == "changed":
-            text = format_since(watched.last_change, now)
-        elif key == "ttl":
-            text = format_ttl_left(watched, now)
-        else:
-            text = format_next_poll(watched, now)
-        return _cell(text, _WIDTHS[key])
 
-
-def _cell(text: Any, width: int, style: Style | str = "") -> Text:
+def _cell(text: object, width: int, style: Style | str = "") -> Text:
     """One table cell: cleaned onto one line, cut to the column width, never parsed as markup."""
     return Text(one_line(text, width), style=style, no_wrap=True, end="")
+
+
+def _same_text(first: Text, second: Text) -> bool:
+    """Equal text, base style and spans (`Text.__eq__` ignores the base style)."""
+    return (
+        first.plain == second.plain and first.style == second.style and first.spans == second.spans
+    )
+
+
+def _row_line(console: Console, cells: Iterable[Text | str], pre: Style, post: Style) -> Strip:
+    """One table row laid out to `TABLE_WIDTH`: each cell padded and cut to its column, drawn as
+    `pre` + the cell's own style + `post`."""
+    pad = pre + post
+    segments: list[Segment] = []
+    blank = Segment(" " * CELL_PADDING, pad)
+    for column, cell in zip(COLUMNS, cells, strict=True):
+        if isinstance(cell, str):
+            content = [Segment(cell, pad)]
+        else:
+            content = [
+                Segment(segment.text, pre + segment.style + post if segment.style else pad)
+                for segment in cell.render(console)
+            ]
+        segments.append(blank)
+        segments.extend(Segment.adjust_line_length(content, column.width, pad))
+        segments.append(blank)
+    return Strip(segments, TABLE_WIDTH)

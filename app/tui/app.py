@@ -24,7 +24,7 @@ from textual.css.query import NoMatches
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.theme import Theme
-from textual.widgets import DataTable, Footer, Input
+from textual.widgets import Footer, Input
 from textual.worker import Worker, WorkerState
 
 from app.engine.events import TaskEvent
@@ -416,10 +416,10 @@ class TaskscopeApp(App[int]):
             return
         detail.watched = self.tasks.get(event.task_id) if event.task_id else None
 
-    @on(DataTable.RowSelected, "#tasks")
-    def _row_chosen(self, event: DataTable.RowSelected) -> None:
+    @on(TaskTable.TaskChosen, "#tasks")
+    def _row_chosen(self, event: TaskTable.TaskChosen) -> None:
         """Enter on a row answers its pending input, if it has any."""
-        watched = self.tasks.get(str(event.row_key.value))
+        watched = self.tasks.get(event.task_id)
         if watched is not None and watched.input_waiting:
             self.action_answer_input()
 
