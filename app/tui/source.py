@@ -20,8 +20,8 @@ TaskSupport = Literal["forbidden", "optional", "required"]
 ConnectionState = Literal["loading", "connecting", "connected", "reconnecting", "closed", "failed"]
 """`loading`: the App is on screen while the engine modules load (before the source exists)."""
 
-EventSink = Callable[[TaskEvent], None]
-FrameSink = Callable[[Frame], None]
+EventSink = Callable[["TaskEvent"], None]
+FrameSink = Callable[["Frame"], None]
 
 
 @dataclass(frozen=True, slots=True)
