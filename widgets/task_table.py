@@ -263,7 +263,9 @@ class TaskTable(ScrollView, can_focus=True):
         marked = frozenset(marked)
         remarked = marked ^ self._marked
         self._marked = marked
+        clocks_moved = now != self._now
         self._now = now
+        touched: set[str] = set()
         wanted = [task_id for task_id in dict.fromkeys(order) if task_id in rows]
         selected = self.selected_task_id
         old_index, old_scroll = self.cursor_row, self.scroll_y
@@ -278,6 +280,7 @@ class TaskTable(ScrollView, can_focus=True):
                 self._rows[task_id] = TaskRow(watched, self._static_cells(watched))
             elif row.source is not watched or task_id in remarked:
                 row.source = watched
+                touched.add(task_id)
                 self._patch_cells(task_id, row, self._static_cells(watched))
         if wanted != self._order:
             self._order = wanted
@@ -285,8 +288,8 @@ class TaskTable(ScrollView, can_focus=True):
             self.virtual_size = Size(TABLE_WIDTH, len(wanted) + HEADER_HEIGHT)
             self._keep_cursor(selected, old_index, old_scroll)
             self.refresh()
-        else:
-            self._refresh_stale_lines()
+        elif clocks_moved or touched:
+            self._refresh_stale_lines(None if clocks_moved else touched)
         self._announce()
 
     def update_cell(self, task_id: str, column_key: str, value: Text) -> None:
@@ -314,14 +317,17 @@ class TaskTable(ScrollView, can_focus=True):
                 y=max(old_scroll + new_index - old_index, 0), animate=False, immediate=True
             )
 
-    def _refresh_stale_lines(self) -> None:
-        """Repaint the visible rows that would be drawn differently now (same order as before)."""
+    def _refresh_stale_lines(self, candidates: AbstractSet[str] | None) -> None:
+        """Repaint the visible rows (`candidates` among them, or all) that now read differently."""
         look = self._look
         if look is None:
             self.refresh()
             return
         for index in self._visible_indexes():
-            row = self._rows[self._order[index]]
+            task_id = self._order[index]
+            if candidates is not None and task_id not in candidates:
+                continue
+            row = self._rows[task_id]
             if row.strip is None or row.strip_key != self._strip_key(
                 index, self._clock_texts(row), look
             ):
