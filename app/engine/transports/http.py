@@ -3,6 +3,7 @@
 Every POST response is read as it arrives: a JSON body, or an SSE stream that may carry
 server→client requests and notifications before the response. POSTs run concurrently, so a
 blocking `tasks/result` stream can stay open while the answer to its `elicitation/create` is POSTed.
+The bytes travel over the lean HTTP/1.1 pool, or httpx when a proxy applies (`http_client`).
 """
 
 from __future__ import annotations
@@ -14,9 +15,6 @@ import json
 import re
 from collections.abc import Mapping
 from typing import Any
-
-import httpx
-from httpx_sse import EventSource, SSEError
 
 from app.engine import deep_json
 from app.engine.targets import HttpTarget
@@ -30,6 +28,8 @@ from app.engine.transports.base import (
     classify_value,
     parse_retry_after,
 )
+from app.engine.transports.http_client import HttpClient, HttpResponse, make_http_client
+from app.engine.transports.sse_decoder import SseDecoder, SseEvent
 
 BODY_EXCERPT = 500
 CONNECT_TIMEOUT = 10.0
@@ -39,6 +39,20 @@ NAME_PARAMS: Mapping[str, str] = {
     "prompts/get": "name",
     "resources/read": "uri",
 }
+IDEMPOTENT_METHODS = frozenset(
+    {
+        "ping",
+        "server/discover",
+        "tasks/get",
+        "tasks/list",
+        "tasks/result",
+        "tools/list",
+        "prompts/list",
+        "resources/list",
+        "resources/templates/list",
+    }
+)
+"""Requests safe to send twice: resent once when a reused connection was found closed."""
 _HEADER_SAFE = re.compile(r"^[\x20-\x7E]*$")
 _B64_SENTINEL = re.compile(r"^=\?base64\?.*\?=$")
 
@@ -67,7 +81,7 @@ def excerpt(text: str) -> str:
     return text if len(text) <= BODY_EXCERPT else text[:BODY_EXCERPT] + "…"
 
 
-def http_failure(response: httpx.Response, body: str) -> TransportError:
+def http_failure(response: HttpResponse, body: str) -> TransportError:
     """An HTTP error response that carried no JSON-RPC answer."""
     status = response.status_code
     summary = f"HTTP {status} {response.reason_phrase}".strip()
@@ -89,7 +103,7 @@ class StreamableHttpTransport:
 
     def __init__(self, target: HttpTarget) -> None:
         self._target = target
-        self._client: httpx.AsyncClient | None = None
+        self._client: HttpClient | None = None
         self._sink: TransportSink | None = None
         self._era: Era = "modern"
         self._version: str | None = None
@@ -105,8 +119,9 @@ class StreamableHttpTransport:
 
     async def start(self, sink: TransportSink) -> None:
         self._sink = sink
-        timeout = httpx.Timeout(CONNECT_TIMEOUT, read=None, write=CONNECT_TIMEOUT, pool=None)
-        self._client = httpx.AsyncClient(timeout=timeout)
+        self._client = make_http_client(
+            self._target.url, connect_timeout=CONNECT_TIMEOUT, write_timeout=CONNECT_TIMEOUT
+        )
 
     def set_era(self, era: Era, protocol_version: str) -> None:
         self._era = era
@@ -177,10 +192,13 @@ class StreamableHttpTransport:
         if client is None:
             return
         if self._era == "legacy" and self._session_id:
-            with contextlib.suppress(httpx.HTTPError):
-                await client.delete(
-                    self._target.url, headers=self.base_headers(), timeout=DELETE_TIMEOUT
-                )
+            with contextlib.suppress(TimeoutError, *client.errors):
+                async with asyncio.timeout(DELETE_TIMEOUT):
+                    exchange = client.stream(
+                        "DELETE", self._target.url, headers=self.base_headers(), retry=True
+                    )
+                    async with exchange as response:
+                        await response.aread()
         await client.aclose()
 
     # -- exchanges ------------------------------------------------------------------------------
@@ -190,18 +208,19 @@ class StreamableHttpTransport:
     ) -> None:
         """POST one message and dispatch the answer; failures of requests go to the sink,
         failures of notifications and answers are raised."""
-        assert self._client is not None
+        client = self._client
+        assert client is not None
         body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
+        retry = rpc_id is not None and message.get("method") in IDEMPOTENT_METHODS
         try:
-            async with self._client.stream(
-                "POST", self._target.url, content=body, headers=headers
-            ) as response:
+            exchange = client.stream(
+                "POST", self._target.url, headers=headers, body=body, retry=retry
+            )
+            async with exchange as response:
                 self._capture_session(response)
                 failure = await self._read_response(response, rpc_id)
-        except httpx.HTTPError as exc:
+        except client.errors as exc:
             failure = TransportError("closed", f"HTTP request failed: {exc!r}")
-        except SSEError as exc:
-            failure = TransportError("malformed", f"bad SSE response: {exc}")
         if failure is None:
             return
         if rpc_id is None:
@@ -209,18 +228,20 @@ class StreamableHttpTransport:
         self._fail(rpc_id, failure)
 
     async def _read_response(
-        self, response: httpx.Response, rpc_id: str | int | None
+        self, response: HttpResponse, rpc_id: str | int | None
     ) -> TransportError | None:
         """Dispatch every message a POST response carries; the failure if `rpc_id` got no answer."""
         status = response.status_code
-        if "text/event-stream" in response.headers.get("content-type", "") and status < 400:
-            if await self._read_sse(response, rpc_id) or rpc_id is None:
+        headers = _plain_headers(response)
+        if status < 400 and "text/event-stream" in headers.get("content-type", ""):
+            if await self._read_sse(response, rpc_id, headers) or rpc_id is None:
                 return None
             return TransportError(
                 "closed", "the server ended the SSE response without answering", http_status=status
             )
         text = (await response.aread()).decode("utf-8", errors="replace")
-        items = self._inbound_from_body(text, response)
+        retry_after = parse_retry_after(headers.get("retry-after"))
+        items = _inbound_from_body(text, status, headers, retry_after)
         answered = False
         for item in items:
             answered = answered or (item.message is not None and _answers(item.message, rpc_id))
@@ -236,7 +257,7 @@ class StreamableHttpTransport:
                     raw=excerpt(text) or None,
                     error=failure.message,
                     http_status=status,
-                    headers=dict(response.headers),
+                    headers=headers,
                     retry_after=failure.retry_after,
                 )
             )
@@ -250,67 +271,56 @@ class StreamableHttpTransport:
             body=excerpt(text),
         )
 
-    async def _read_sse(self, response: httpx.Response, rpc_id: str | int | None) -> bool:
+    async def _read_sse(
+        self, response: HttpResponse, rpc_id: str | int | None, headers: Mapping[str, str]
+    ) -> bool:
         """Dispatch each SSE `message` event as it arrives; True when one answered `rpc_id`."""
         answered = False
         status = response.status_code
-        headers = dict(response.headers)
-        async for event in EventSource(response).aiter_sse():
-            if not event.data or event.event not in ("message", ""):
-                continue
-            item = classify(event.data)
-            item = Inbound(
+        decoder = SseDecoder()
+        async for chunk in response.aiter_bytes():
+            for event in decoder.feed(chunk):
+                answered = self._dispatch_event(event, rpc_id, status, headers) or answered
+        for event in decoder.close():
+            answered = self._dispatch_event(event, rpc_id, status, headers) or answered
+        return answered
+
+    def _dispatch_event(
+        self, event: SseEvent, rpc_id: str | int | None, status: int, headers: Mapping[str, str]
+    ) -> bool:
+        """Hand one SSE `message` event to the sink; True when it answered `rpc_id`."""
+        if not event.data or event.event not in ("message", ""):
+            return False
+        item = classify(event.data)
+        self._sink_incoming(
+            Inbound(
                 message=item.message,
                 raw=item.raw,
                 error=item.error,
                 http_status=status,
                 headers=headers,
             )
-            if item.message is not None and _answers(item.message, rpc_id):
-                answered = True
-            self._sink_incoming(item)
-        return answered
+        )
+        return item.message is not None and _answers(item.message, rpc_id)
 
     async def _listen(self) -> None:
         """The legacy standalone GET stream; 405 means the server offers none."""
-        assert self._client is not None
+        client = self._client
+        assert client is not None
         headers = {"Accept": "text/event-stream", **self.base_headers()}
         try:
-            async with self._client.stream("GET", self._target.url, headers=headers) as response:
-                content_type = response.headers.get("content-type", "")
-                if response.status_code >= 400 or "text/event-stream" not in content_type:
+            exchange = client.stream("GET", self._target.url, headers=headers, long_lived=True)
+            async with exchange as response:
+                plain = _plain_headers(response)
+                if response.status_code >= 400 or "text/event-stream" not in plain.get(
+                    "content-type", ""
+                ):
                     return
-                await self._read_sse(response, None)
-        except httpx.HTTPError:
+                await self._read_sse(response, None, plain)
+        except client.errors:
             return
 
     # -- helpers --------------------------------------------------------------------------------
-
-    def _inbound_from_body(self, text: str, response: httpx.Response) -> list[Inbound]:
-        status = response.status_code
-        headers = dict(response.headers)
-        retry_after = parse_retry_after(response.headers.get("retry-after"))
-        if not text.strip():
-            return []
-        try:
-            value = deep_json.loads(text)
-        except ValueError:
-            return [Inbound(message=None, raw=excerpt(text), error="malformed JSON body")]
-        values = value if isinstance(value, list) else [value]
-        items = []
-        for item in values:
-            parsed = classify_value(item, deep_json.dumps(item))
-            items.append(
-                Inbound(
-                    message=parsed.message,
-                    raw=parsed.raw,
-                    error=parsed.error,
-                    http_status=status,
-                    headers=headers,
-                    retry_after=retry_after,
-                )
-            )
-        return items
 
     def _sink_incoming(self, inbound: Inbound) -> None:
         if self._sink is not None:
@@ -320,7 +330,7 @@ class StreamableHttpTransport:
         if rpc_id is not None and self._sink is not None:
             self._sink.on_request_failed(rpc_id, error)
 
-    def _capture_session(self, response: httpx.Response) -> None:
+    def _capture_session(self, response: HttpResponse) -> None:
         session = response.headers.get("mcp-session-id")
         if session and self._era == "legacy":
             self._session_id = session
@@ -329,6 +339,40 @@ class StreamableHttpTransport:
         task = asyncio.create_task(coroutine)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+
+
+def _plain_headers(response: HttpResponse) -> Mapping[str, str]:
+    """The response's headers as a plain mapping by lower-case name, shared by its messages."""
+    headers = response.headers
+    return headers if type(headers) is dict else dict(headers)
+
+
+def _inbound_from_body(
+    text: str, status: int, headers: Mapping[str, str], retry_after: float | None
+) -> list[Inbound]:
+    """The messages of a JSON body (one message or a batch), each with the response's details."""
+    if not text.strip():
+        return []
+    try:
+        value = deep_json.loads(text)
+    except ValueError:
+        return [Inbound(message=None, raw=excerpt(text), error="malformed JSON body")]
+    items = []
+    for item in value if isinstance(value, list) else [value]:
+        parsed = classify_value(item, "")
+        if parsed.message is None:  # only a rejected item needs its text
+            parsed = classify_value(item, deep_json.dumps(item))
+        items.append(
+            Inbound(
+                message=parsed.message,
+                raw=parsed.raw,
+                error=parsed.error,
+                http_status=status,
+                headers=headers,
+                retry_after=retry_after,
+            )
+        )
+    return items
 
 
 def _answers(message: Mapping[str, Any], rpc_id: str | int | None) -> bool:

@@ -1,0 +1,97 @@
+"""Incremental Server-Sent Events parsing: body bytes in, complete events out, as they arrive.
+
+Follows the WHATWG event-stream rules as `httpx_sse` applies them: lines end at CRLF, CR or LF
+(also when split across reads), `:` starts a comment, `data` lines join with newlines, one space
+after the colon is dropped, and an event is dispatched only at a blank line.
+"""
+
+from __future__ import annotations
+
+import codecs
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class SseEvent:
+    """One dispatched event: its name ("" when unnamed), data, id and retry hint."""
+
+    event: str
+    data: str
+    id: str
+    retry: int | None
+
+
+class SseDecoder:
+    """Feed body bytes with `feed`, then call `close` at the end of the body; both return events."""
+
+    def __init__(self) -> None:
+        self._text = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._pending: list[str] = []
+        self._event = ""
+        self._data: list[str] = []
+        self._last_id = ""
+        self._retry: int | None = None
+
+    def feed(self, chunk: bytes) -> list[SseEvent]:
+        """The events completed by `chunk`."""
+        decoded = self._text.decode(chunk)
+        if "\n" not in decoded and "\r" not in decoded:
+            if decoded:
+                self._pending.append(decoded)  # a long line arriving in pieces: join once
+            return []
+        text = "".join(self._pending) + decoded
+        held_cr = text[-1] == "\r"  # may be the first half of a CRLF split across reads
+        if held_cr:
+            text = text[:-1]
+        if "\r" in text:
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        lines = text.split("\n")
+        rest = lines.pop() + ("\r" if held_cr else "")
+        self._pending = [rest] if rest else []
+        return self._lines(lines)
+
+    def close(self) -> list[SseEvent]:
+        """The events completed by the end of the body (an unterminated last line counts)."""
+        text = "".join(self._pending) + self._text.decode(b"", final=True)
+        self._pending = []
+        if not text:
+            return []
+        text = text.replace("\r\n", "\n").replace("\r", "\n")  # a held CR ends the last line
+        lines = text.split("\n")
+        if text.endswith("\n"):
+            lines.pop()
+        return self._lines(lines)
+
+    def _lines(self, lines: list[str]) -> list[SseEvent]:
+        events: list[SseEvent] = []
+        for line in lines:
+            if not line:
+                event = self._dispatch()
+                if event is not None:
+                    events.append(event)
+            elif line[0] != ":":
+                self._field(line)
+        return events
+
+    def _field(self, line: str) -> None:
+        name, _, value = line.partition(":")
+        if value[:1] == " ":
+            value = value[1:]
+        if name == "data":
+            self._data.append(value)
+        elif name == "event":
+            self._event = value
+        elif name == "id":
+            if "\0" not in value:
+                self._last_id = value
+        elif name == "retry" and value.isascii() and value.isdigit():
+            self._retry = int(value)
+
+    def _dispatch(self) -> SseEvent | None:
+        if not self._event and not self._data and not self._last_id and self._retry is None:
+            return None
+        event = SseEvent(self._event, "\n".join(self._data), self._last_id, self._retry)
+        self._event = ""
+        self._data = []
+        self._retry = None
+        return event
