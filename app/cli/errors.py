@@ -15,7 +15,7 @@ from app.cli.output import (
 )
 from app.engine.adapter import TaskUnknown, VerbUnsupported
 from app.engine.guard import ReadOnlyRefused
-from app.engine.models import TASKS_EXTENSION, ProtocolViolation
+from app.engine.protocol_keys import TASKS_EXTENSION
 from app.engine.rpc_types import RpcError
 from app.engine.transports.base import TransportError
 
@@ -71,6 +71,8 @@ def cli_error(exc: BaseException, *, wire: str = "none", task_id: str | None = N
         if exc.body:
             details["body"] = exc.body[:BODY_EXCERPT]
         return CliError(CONNECTION_FAILED, exc.message or str(exc), details)
+    from app.engine.models import ProtocolViolation  # pydantic: loaded only for what is left
+
     if isinstance(exc, ProtocolViolation):
         return CliError(PROTOCOL_VIOLATION, exc.reason, {"frame": exc.frame})
     raise exc

@@ -1,6 +1,8 @@
 """Runs one parsed command: builds its responder, opens its session and calls the verb.
 
 Imported lazily by `app.cli.main`, so `taskscope --help` and usage errors never load the engine.
+Each verb's modules are imported when it runs: `tasks capabilities` and `tools list` load neither
+the wire adapters nor pydantic, the prompts or the poller.
 """
 
 from __future__ import annotations
@@ -8,23 +10,26 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from typing import TYPE_CHECKING
 
-from app.cli import commands
-from app.cli.answers import AnswerBook, load_answers
 from app.cli.args import DEFAULT_DURATION_MS, option, options
 from app.cli.errors import cli_error
-from app.cli.export import tasks_export
 from app.cli.output import CliError, Output
-from app.cli.prompts import Prompter, TerminalLines
-from app.cli.responder import Responder, interactive_allowed
 from app.cli.session import Session, open_session
-from app.cli.watch import WatchBounds
-from app.engine.input_text import root_entries
+
+if TYPE_CHECKING:
+    from app.cli.responder import Responder
+    from app.cli.watch import WatchBounds
+
+ANSWERING_VERBS = frozenset({("tools", "call"), ("tasks", "watch")})
+"""The verbs that may meet input requests, and so need a responder."""
 
 
 async def run_command(namespace: argparse.Namespace, out: Output) -> int:
     """Open the session and run the verb; errors become their error document and exit code."""
     if namespace.group == "tasks" and namespace.verb == "export":
+        from app.cli.export import tasks_export
+
         try:
             return tasks_export(namespace, out)
         except CliError as refused:
@@ -33,7 +38,7 @@ async def run_command(namespace: argparse.Namespace, out: Output) -> int:
     wire = "none"
     task_id: str | None = getattr(namespace, "task_id", None)
     try:
-        responder = build_responder(namespace)
+        responder = build_responder(namespace) if needs_responder(namespace) else None
         async with open_session(namespace, out) as session:
             wire = session.wire
             return await dispatch(namespace, session, responder, out)
@@ -45,19 +50,31 @@ async def run_command(namespace: argparse.Namespace, out: Output) -> int:
         return error.exit_code
 
 
+def needs_responder(namespace: argparse.Namespace) -> bool:
+    """Whether to build a responder before connecting: the verb may meet input, or `--answers`
+    was given (its file is checked, and a bad one refused, whatever the verb)."""
+    return (namespace.group, namespace.verb) in ANSWERING_VERBS or bool(
+        option(namespace, "answers")
+    )
+
+
 async def dispatch(
-    namespace: argparse.Namespace, session: Session, responder: Responder, out: Output
+    namespace: argparse.Namespace, session: Session, responder: Responder | None, out: Output
 ) -> int:
-    """Call the function of the verb the command line names."""
+    """Call the function of the verb the command line names, importing only its modules."""
     group, verb = namespace.group, namespace.verb
-    if group == "tools" and verb == "list":
-        return await commands.tools_list(session, out)
-    if group == "tools":
-        return await commands.tools_call(
-            session, namespace, responder, out, watch_bounds(namespace)
-        )
     if verb == "capabilities":
-        return await commands.capabilities(session, out)
+        from app.cli.discovery import capabilities
+
+        return await capabilities(session, out)
+    if group == "tools" and verb == "list":
+        from app.cli.discovery import tools_list
+
+        return await tools_list(session, out)
+    if (group, verb) in ANSWERING_VERBS:
+        return await _answering_verb(namespace, session, responder, out)
+    from app.cli import commands
+
     if verb == "list":
         return await commands.task_list(session, out)
     if verb == "get":
@@ -66,17 +83,26 @@ async def dispatch(
         return await commands.task_result(session, namespace.task_id, out)
     if verb == "cancel":
         return await commands.task_cancel(session, namespace.task_id, out)
-    if verb == "update":
-        return await commands.task_update(
-            session, namespace.task_id, namespace.input_responses, out
-        )
-    return await commands.task_watch(
-        session, namespace.task_id, responder, out, watch_bounds(namespace)
-    )
+    return await commands.task_update(session, namespace.task_id, namespace.input_responses, out)
+
+
+async def _answering_verb(
+    namespace: argparse.Namespace, session: Session, responder: Responder | None, out: Output
+) -> int:
+    """`tools call` or `tasks watch`, with the responder `run_command` built for them."""
+    from app.cli.calls import task_watch, tools_call
+
+    if responder is None:
+        raise RuntimeError(f"{namespace.group} {namespace.verb} needs a responder")
+    if namespace.group == "tools":
+        return await tools_call(session, namespace, responder, out, watch_bounds(namespace))
+    return await task_watch(session, namespace.task_id, responder, out, watch_bounds(namespace))
 
 
 def watch_bounds(namespace: argparse.Namespace) -> WatchBounds:
     """The bounds and pacing of a watching command's flags."""
+    from app.cli.watch import WatchBounds
+
     return WatchBounds(
         user_min_ms=namespace.poll_interval_ms,
         duration_s=(namespace.duration_ms or DEFAULT_DURATION_MS) / 1000,
@@ -87,6 +113,11 @@ def watch_bounds(namespace: argparse.Namespace) -> WatchBounds:
 
 def build_responder(namespace: argparse.Namespace) -> Responder:
     """How this run answers input: `--answers`, `--root`, and a prompter when interactive."""
+    from app.cli.answers import AnswerBook, load_answers
+    from app.cli.prompts import Prompter, TerminalLines
+    from app.cli.responder import Responder, interactive_allowed
+    from app.engine.input_text import root_entries
+
     answers_path = option(namespace, "answers")
     book = load_answers(answers_path) if answers_path else AnswerBook()
     prompter = None

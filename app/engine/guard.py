@@ -9,21 +9,23 @@ decide what to show.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from app.engine.adapter import (
-    CreateOutcome,
-    InputListener,
-    ProgressListener,
-    StatusListener,
-    TasksCapabilities,
-)
-from app.engine.adapters import WireAdapter
 from app.engine.input_text import REJECT_CODE
-from app.engine.inputs import InputBroker
-from app.engine.models import InputRequest, Task
-from app.engine.normalize import Variants
-from app.engine.recorder import Recorder
+
+if TYPE_CHECKING:
+    from app.engine.adapter import (
+        CreateOutcome,
+        InputListener,
+        ProgressListener,
+        StatusListener,
+        TasksCapabilities,
+    )
+    from app.engine.adapters import WireAdapter
+    from app.engine.inputs import InputBroker
+    from app.engine.models import InputRequest, Task
+    from app.engine.normalize import Variants
+    from app.engine.recorder import Recorder
 
 READONLY = "READONLY"
 

@@ -2,7 +2,9 @@
 guard the adapter, hook the recorder, and reconnect when the connection is lost.
 
 The session hands out one adapter (`adapter`: the read-only/journal guard around a
-`SessionAdapter`) that stays valid across reconnects, so a poller built on it keeps watching.
+`SessionAdapter`) that stays valid across reconnects, so a poller built on it keeps watching. It is
+built the first time a verb asks for it: `capabilities` and plain `request`s never load the wire
+adapters (nor pydantic), which keeps `tasks capabilities` and `tools list` quick to start.
 Connection events ("lost", "reconnecting", "reconnected", "gave_up") go to connection listeners;
 the faces show them (TUI header, a stderr line).
 """
@@ -14,19 +16,24 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from app.engine.adapter import TasksCapabilities
-from app.engine.adapters import WireAdapter, make_adapter
 from app.engine.connection import Connection
-from app.engine.guard import GuardedAdapter
-from app.engine.negotiate import EraPreference
 from app.engine.reconnect import ConnectionEvent, ReconnectPolicy, is_connection_lost
-from app.engine.recorder import Recorder, server_key, session_info
-from app.engine.rpc_types import FrameListener, ServerInfo
-from app.engine.session_adapter import SessionAdapter
-from app.engine.targets import Target
+from app.engine.recorder import server_key, session_info
 from app.engine.transports.base import TransportError
+from app.engine.wire import resolve_capabilities
+
+if TYPE_CHECKING:
+    from app.engine.adapter import TasksCapabilities
+    from app.engine.adapters import WireAdapter
+    from app.engine.guard import GuardedAdapter
+    from app.engine.inputs import InputBroker
+    from app.engine.negotiate import EraPreference
+    from app.engine.recorder import Recorder
+    from app.engine.rpc_types import FrameListener, ServerInfo
+    from app.engine.session_adapter import SessionAdapter
+    from app.engine.targets import Target
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +89,7 @@ class EngineSession:
         self._adapter: SessionAdapter | None = None
         self._guarded: GuardedAdapter | None = None
         self._info: ServerInfo | None = None
+        self._capabilities: TasksCapabilities | None = None
         self._generation = 0
         self._recovering: asyncio.Task[bool] | None = None
         self._watchers: set[asyncio.Task[Any]] = set()
@@ -114,22 +122,19 @@ class EngineSession:
         except BaseException:
             self.state = "failed"
             raise
-        wire_adapter = make_adapter(connection)
-        wire = wire_adapter.capabilities.wire
+        capabilities = resolve_capabilities(info)
+        wire = capabilities.wire
         if self.expected_wire is not None and wire != self.expected_wire:
             await _quietly(connection.close())
             self.state = "failed"
             raise WireMismatch(self.expected_wire, wire, info)
-        self._adapter = SessionAdapter(self, wire_adapter)
-        self._guarded = GuardedAdapter(
-            self._adapter, readonly=self.readonly, recorder=self.recorder
-        )
-        self._install(connection, wire_adapter, info)
+        self._capabilities = capabilities
+        self._install(connection, info)
         if self.recorder is not None:
             self.recorder.opened(
                 session_info(
                     info,
-                    wire_adapter.capabilities,
+                    capabilities,
                     self.target,
                     readonly=self.readonly,
                     key=self.server_key,
@@ -155,30 +160,34 @@ class EngineSession:
 
     @property
     def adapter(self) -> GuardedAdapter:
-        """The guarded adapter every verb goes through; valid across reconnects."""
+        """The guarded adapter every verb goes through; valid across reconnects. Built (with the
+        wire adapter of the current connection) the first time it is asked for."""
         if self._guarded is None:
-            raise RuntimeError("the session is not open yet")
+            self._guarded = self._build_adapter()
         return self._guarded
 
     @property
     def capabilities(self) -> TasksCapabilities:
-        return self.adapter.capabilities
+        """The resolved tasks wire and the verbs the server declared (no adapter needed)."""
+        if self._capabilities is None:
+            raise RuntimeError("the session is not open yet")
+        return self._capabilities
 
     @property
     def wire(self) -> str:
-        return self.adapter.capabilities.wire
+        return self.capabilities.wire
 
     async def request(
         self, method: str, params: dict[str, Any] | None = None, *, reason: str = "user"
     ) -> dict[str, Any]:
         """A plain request on the current connection, repeated once after a reconnect."""
-        _adapter, generation = await self.ready()
+        generation = await self._usable()
         try:
             answer = await self.connection.request(method, params, reason=reason)
         except Exception as error:
             if not await self.recover(error, generation):
                 raise
-            _adapter, generation = await self.ready()
+            generation = await self._usable()
             answer = await self.connection.request(method, params, reason=reason)
         self.succeeded(generation)
         return answer
@@ -199,13 +208,21 @@ class EngineSession:
 
     async def ready(self) -> tuple[WireAdapter, int]:
         """The current wire adapter and its generation, waiting out a running reconnect."""
+        generation = await self._usable()
+        if self._wire_adapter is None:
+            raise TransportError("closed", "the session is closed")
+        return self._wire_adapter, generation
+
+    async def _usable(self) -> int:
+        """The generation of the current connection, once no reconnect runs; raises when the
+        session gave up or is closed."""
         while self._recovering is not None and not self._recovering.done():
             await asyncio.shield(self._recovering)
         if self.state == "failed" and self._gave_up is not None:
             raise self._gave_up
-        if self._wire_adapter is None or self.state == "closed":
+        if self._connection is None or self.state == "closed":
             raise TransportError("closed", "the session is closed")
-        return self._wire_adapter, self._generation
+        return self._generation
 
     def succeeded(self, generation: int) -> None:
         """A request on generation `generation` was answered: the connection is healthy again."""
@@ -257,15 +274,16 @@ class EngineSession:
             except Exception as exc:
                 last_error = _describe(exc)
                 continue
-            assert self._adapter is not None
-            wire_adapter = make_adapter(connection, self._adapter.broker)
-            if wire_adapter.capabilities.wire != self.wire:
+            wire = resolve_capabilities(info).wire
+            if wire != self.wire:
                 await _quietly(connection.close())
-                last_error = f"the server now speaks the {wire_adapter.capabilities.wire} wire"
+                last_error = f"the server now speaks the {wire} wire"
                 break
             self._generation += 1
-            self._adapter.swap(wire_adapter, self._generation)
-            self._install(connection, wire_adapter, info)
+            self._install(connection, info)
+            if self._adapter is not None:
+                self._wire_adapter = self._new_wire_adapter(connection, self._adapter.broker)
+                self._adapter.swap(self._wire_adapter, self._generation)
             self._emit(ConnectionEvent("reconnected", time.time(), attempt))
             self._listen_again()
             return True
@@ -294,9 +312,25 @@ class EngineSession:
             connection.add_frame_listener(listener)
         return connection
 
-    def _install(self, connection: Connection, adapter: WireAdapter, info: ServerInfo) -> None:
+    def _build_adapter(self) -> GuardedAdapter:
+        """The guard around a `SessionAdapter` on the current connection's wire adapter."""
+        from app.engine.guard import GuardedAdapter
+        from app.engine.session_adapter import SessionAdapter
+
+        self._wire_adapter = self._new_wire_adapter(self.connection)
+        self._adapter = SessionAdapter(self, self._wire_adapter)
+        return GuardedAdapter(self._adapter, readonly=self.readonly, recorder=self.recorder)
+
+    @staticmethod
+    def _new_wire_adapter(connection: Connection, broker: InputBroker | None = None) -> WireAdapter:
+        """The wire adapter of `connection` (the adapters, and pydantic, load on first use)."""
+        from app.engine.adapters import make_adapter
+
+        return make_adapter(connection, broker)
+
+    def _install(self, connection: Connection, info: ServerInfo) -> None:
         self._connection = connection
-        self._wire_adapter = adapter
+        self._wire_adapter = None
         self._info = info
         self.state = "connected"
         generation = self._generation
