@@ -262,6 +262,11 @@ class _OriginPool:
         self._open: set[_Connection] = set()
         self._closed = False
 
+    @property
+    def open_connections(self) -> int:
+        """Connections open to this origin."""
+        return len(self._open)
+
     async def acquire(self) -> _Connection:
         """An idle live connection, a new one, or (when `limit` are busy) the next one freed."""
         if self._closed:
@@ -448,6 +453,11 @@ class Http11Client:
         self._pools: dict[tuple[str, str, int], _OriginPool] = {}
         self._routes: dict[str, _Route] = {}
         self._ssl: ssl.SSLContext | None = None
+
+    @property
+    def open_connections(self) -> int:
+        """How many connections are open now, over all origins (busy, idle and detached)."""
+        return sum(pool.open_connections for pool in self._pools.values())
 
     def stream(
         self,
