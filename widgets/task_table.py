@@ -459,7 +459,7 @@ class TaskTable(ScrollView, can_focus=True):
         look = self._look
         assert look is not None, "render_lines sets the look before any line is drawn"
         scroll_x, scroll_y = self.scroll_offset
-        width = self.scrollable_content_region.width
+        width = self.size.width  # as DataTable: lines span the scrollbar gutter too
         if y < HEADER_HEIGHT:
             return self._header_strip(look, scroll_x, width)
         index = scroll_y + y - HEADER_HEIGHT
@@ -488,7 +488,7 @@ class TaskTable(ScrollView, can_focus=True):
             index == self._hover_row,
             look,
             self.scroll_offset.x,
-            self.scrollable_content_region.width,
+            self.size.width,
         )
 
     def _row_styles(self, look: TableLook, index: int) -> tuple[Style, Style]:
@@ -589,19 +589,21 @@ def _same_text(first: Text, second: Text) -> bool:
 
 def _row_line(console: Console, cells: Iterable[Text | str], pre: Style, post: Style) -> Strip:
     """One table row laid out to `TABLE_WIDTH`: each cell padded and cut to its column, drawn as
-    `pre` + the cell's own style + `post`."""
+    `pre` + the cell's own style (and its spans') + `post`."""
     pad = pre + post
     segments: list[Segment] = []
     blank = Segment(" " * CELL_PADDING, pad)
     for column, cell in zip(COLUMNS, cells, strict=True):
         if isinstance(cell, str):
-            content = [Segment(cell, pad)]
+            content = [Segment(cell, pad)] if cell else []
         else:
+            own = pre + console.get_style(cell.style) if cell.style else pre
             content = [
-                Segment(segment.text, pre + segment.style + post if segment.style else pad)
+                Segment(segment.text, own + segment.style + post if segment.style else own + post)
                 for segment in cell.render(console)
+                if segment.text
             ]
         segments.append(blank)
         segments.extend(Segment.adjust_line_length(content, column.width, pad))
         segments.append(blank)
-    return Strip(segments, TABLE_WIDTH)
+    return Strip(segments, TABLE_WIDTH).simplify()
