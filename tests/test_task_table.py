@@ -257,3 +257,23 @@ async def test_a_theme_change_recolours_every_row_and_repaints() -> None:
         assert table.get_cell("t-0049", "status").style != off_screen_before
         repainted = table.render_lines(Region(0, 0, SIZE[0], 2))[1]
         assert repainted.text == first_line.text and repainted != first_line
+
+
+async def test_cells_keep_their_own_colours_and_the_cursor_its_own() -> None:
+    app = TableHost()
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.query_one(TaskTable)
+        rows = {"a": watched("a"), "f": watched("f", "failed")}
+        table.sync(rows, list(rows), NOW)
+        await pilot.pause()
+        status_colour = table.get_cell("f", "status").style.color  # type: ignore[union-attr]
+        assert status_colour is not None
+        failed_line = table.render_lines(Region(0, 0, SIZE[0], 3))[2]
+        coloured = [segment for segment in failed_line if segment.text.strip() == "✗ failed"]
+        assert coloured and coloured[0].style is not None
+        assert coloured[0].style.color == status_colour
+        table.select_task("f")  # on the cursor row the cursor's colour wins, as in DataTable
+        await pilot.pause()
+        cursor_line = table.render_lines(Region(0, 0, SIZE[0], 3))[2]
+        colours = {segment.style.color for segment in cursor_line if segment.style}
+        assert status_colour not in colours and len(colours) == 1
