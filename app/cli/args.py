@@ -7,8 +7,8 @@ the same way as every other error.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
-from typing import NoReturn
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
 
 from app.cli.output import CliError, usage_error
 from app.engine.reconnect import DEFAULT_ATTEMPTS
@@ -42,7 +42,20 @@ redacted), for `taskscope replay FILE` and `taskscope tasks export --from-record
 
 
 class ArgumentParser(argparse.ArgumentParser):
-    """An argparse parser whose errors are raised as usage errors instead of exiting."""
+    """An argparse parser whose errors are raised as usage errors instead of exiting.
+
+    `deferred` adds flags the moment this parser first parses: a verb's parser gets its ~20 target
+    flags only when the command line selects that verb, so start-up never builds them for the
+    other nine (a few milliseconds of every run).
+    """
+
+    deferred: Callable[[argparse.ArgumentParser], None] | None = None
+
+    def parse_known_args(self, *args: Any, **kwargs: Any) -> Any:
+        if self.deferred is not None:
+            add_flags, self.deferred = self.deferred, None
+            add_flags(self)
+        return super().parse_known_args(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         raise usage_error(message, {"usage": self.format_usage().strip()})
@@ -184,8 +197,11 @@ def reconnect_attempts(namespace: argparse.Namespace) -> int:
     return value if isinstance(value, int) else DEFAULT_ATTEMPTS
 
 
+FlagAdder = Callable[[argparse.ArgumentParser], None]
+
+
 def build_parser() -> ArgumentParser:
-    """The full `taskscope` parser."""
+    """The full `taskscope` parser (each verb's flags are added when that verb is parsed)."""
     parser = ArgumentParser(
         prog="taskscope",
         description="Inspect and drive MCP Tasks on both tasks wires (legacy and extension).",
@@ -196,8 +212,11 @@ def build_parser() -> ArgumentParser:
     groups = parser.add_subparsers(dest="group", metavar="{tasks,tools,demo,replay,demo-server}")
 
     def leaf(
-        sub: argparse._SubParsersAction[ArgumentParser], name: str, text: str
-    ) -> ArgumentParser:
+        sub: argparse._SubParsersAction[ArgumentParser],
+        name: str,
+        text: str,
+        *verb_flags: FlagAdder,
+    ) -> None:
         command = sub.add_parser(
             name,
             help=text,
@@ -205,8 +224,13 @@ def build_parser() -> ArgumentParser:
             epilog=EPILOG,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
-        add_target_flags(command)
-        return command
+
+        def add_flags(selected: argparse.ArgumentParser) -> None:
+            add_target_flags(selected)
+            for add in verb_flags:
+                add(selected)
+
+        command.deferred = add_flags
 
     tasks = groups.add_parser("tasks", help="task verbs").add_subparsers(dest="verb", required=True)
     leaf(tasks, "capabilities", "Print the tasks wire and the verbs the server declared.")
@@ -215,35 +239,40 @@ def build_parser() -> ArgumentParser:
         ("result", "Fetch a task's result (legacy wire; extension results are inline on get)."),
         ("cancel", "Cancel a task (cooperative on the extension wire)."),
     ):
-        leaf(tasks, verb, text).add_argument("--task-id", required=True)
+        leaf(tasks, verb, text, add_task_id_flag)
     leaf(tasks, "list", "List the server's tasks (legacy wire only).")
-    export = leaf(tasks, "export", "Export tasks' lives from a recording as Markdown or JSON.")
-    export.add_argument("--task-id", action="append", required=True, help="repeat for several")
-    export.add_argument("--from-recording", required=True, metavar="FILE")
-    export.add_argument("--format", choices=["md", "json"], default="md")
-    update = leaf(tasks, "update", "Answer a task's input requests (extension wire only).")
-    update.add_argument("--task-id", required=True)
-    update.add_argument(
-        "--input-responses",
-        required=True,
-        metavar="JSON|@FILE|-",
-        help='{"<key>": <ElicitResult | CreateMessageResult | ListRootsResult>}',
+    leaf(
+        tasks,
+        "export",
+        "Export tasks' lives from a recording as Markdown or JSON.",
+        add_export_flags,
     )
-    watch = leaf(tasks, "watch", "Poll a task until it ends; answer its input.")
-    watch.add_argument("--task-id", required=True)
-    add_watch_flags(watch)
-    add_input_flags(watch)
+    leaf(
+        tasks,
+        "update",
+        "Answer a task's input requests (extension wire only).",
+        add_task_id_flag,
+        add_update_flags,
+    )
+    leaf(
+        tasks,
+        "watch",
+        "Poll a task until it ends; answer its input.",
+        add_task_id_flag,
+        add_watch_flags,
+        add_input_flags,
+    )
 
     tools = groups.add_parser("tools", help="tool verbs").add_subparsers(dest="verb", required=True)
     leaf(tools, "list", "List the server's tools.")
-    call = leaf(tools, "call", "Call a tool, plainly or as a task.")
-    call.add_argument("--tool-name", required=True)
-    call.add_argument("--tool-args", default=None, metavar="JSON|@FILE|-")
-    call.add_argument("--task", action="store_true", help="ask for a task")
-    call.add_argument("--task-ttl", type=positive_int, default=None, metavar="MS")
-    call.add_argument("--task-watch", action="store_true", help="watch the created task")
-    add_watch_flags(call)
-    add_input_flags(call)
+    leaf(
+        tools,
+        "call",
+        "Call a tool, plainly or as a task.",
+        add_call_flags,
+        add_watch_flags,
+        add_input_flags,
+    )
 
     demo = groups.add_parser("demo", help="open the TUI on the built-in demo server")
     demo.add_argument("--wire", choices=["legacy", "extension"], default=argparse.SUPPRESS)
@@ -255,6 +284,37 @@ def build_parser() -> ArgumentParser:
     pace.add_argument("--instant", action="store_true", help="show the final state at once")
     groups.add_parser("demo-server", help="run a built-in demo server", add_help=False)
     return parser
+
+
+def add_task_id_flag(parser: argparse.ArgumentParser) -> None:
+    """`--task-id`, for the verbs about one task."""
+    parser.add_argument("--task-id", required=True)
+
+
+def add_export_flags(parser: argparse.ArgumentParser) -> None:
+    """`tasks export`: which tasks, from which recording, in which format."""
+    parser.add_argument("--task-id", action="append", required=True, help="repeat for several")
+    parser.add_argument("--from-recording", required=True, metavar="FILE")
+    parser.add_argument("--format", choices=["md", "json"], default="md")
+
+
+def add_update_flags(parser: argparse.ArgumentParser) -> None:
+    """`tasks update`: the answers to send."""
+    parser.add_argument(
+        "--input-responses",
+        required=True,
+        metavar="JSON|@FILE|-",
+        help='{"<key>": <ElicitResult | CreateMessageResult | ListRootsResult>}',
+    )
+
+
+def add_call_flags(parser: argparse.ArgumentParser) -> None:
+    """`tools call`: the tool, its arguments, and whether to ask for (and watch) a task."""
+    parser.add_argument("--tool-name", required=True)
+    parser.add_argument("--tool-args", default=None, metavar="JSON|@FILE|-")
+    parser.add_argument("--task", action="store_true", help="ask for a task")
+    parser.add_argument("--task-ttl", type=positive_int, default=None, metavar="MS")
+    parser.add_argument("--task-watch", action="store_true", help="watch the created task")
 
 
 def parse(argv: Sequence[str]) -> argparse.Namespace:
