@@ -12,8 +12,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from app.engine.transports.base import TransportError
-
 DEFAULT_ATTEMPTS = 5
 FIRST_DELAY_S = 1.0
 MAX_DELAY_S = 30.0
@@ -76,6 +74,8 @@ def is_connection_lost(error: BaseException, *, closed: bool, legacy_http: bool)
     `closed`: the connection's channel is closed. `legacy_http`: it is a legacy-era HTTP session,
     where 404 means the server no longer knows the session.
     """
+    from app.engine.transports.base import TransportError  # not needed to parse the command line
+
     if not isinstance(error, TransportError):
         return False
     if closed:
