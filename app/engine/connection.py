@@ -254,7 +254,8 @@ class Connection:
     ) -> dict[str, Any]:
         rpc_id = next(self._ids)
         message = envelope(method, params, rpc_id)
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[dict[str, Any]] = loop.create_future()
         self._pending[rpc_id] = _Pending(
             method=method,
             reason=reason,
@@ -262,11 +263,13 @@ class Connection:
             future=future,
             task_id=frame_task_id(message),
         )
+        timer: asyncio.TimerHandle | None = None
         try:
             await self._send(message, reason=reason)
-            if timeout is None:
-                return await future
-            return await asyncio.wait_for(future, timeout)
+            if timeout is not None:
+                # One timer instead of `wait_for`, which costs an extra future and loop turn.
+                timer = loop.call_later(timeout, _time_out, future)
+            return await future
         except TimeoutError:
             self._remember_late(rpc_id, f"timed out after {timeout:g} s")
             raise TransportError(
@@ -276,6 +279,8 @@ class Connection:
             self._remember_late(rpc_id, "abandoned by the caller")
             raise
         finally:
+            if timer is not None:
+                timer.cancel()
             if self._pending.pop(rpc_id, None) is not None:
                 self._transport.abandon(rpc_id)
             if not future.done():
@@ -310,6 +315,8 @@ class Connection:
             method=method if isinstance(method, str) else None,
             reason=reason or (pending.reason if pending else None),
             headers=headers,
+            task_id=pending.task_id if pending else None,
+            task_id_known=pending is not None,
         )
 
     def on_incoming(self, inbound: Inbound) -> None:
@@ -512,7 +519,10 @@ class Connection:
         http_status: int | None = None,
         error: str | None = None,
         task_id: str | None = None,
+        task_id_known: bool = False,
     ) -> None:
+        """Report one frame to the listeners; `task_id_known` when `task_id` was already read
+        from this very message (an outgoing request), so it is not looked for again."""
         if not self._handlers.frames:
             return
         rpc_id = message.get("id") if message else None
@@ -523,11 +533,11 @@ class Connection:
             at=time.time(),
             method=method,
             rpc_id=rpc_id if isinstance(rpc_id, str | int) else None,
-            task_id=frame_task_id(message) or task_id,
+            task_id=task_id if task_id_known else frame_task_id(message) or task_id,
             reason=reason,
             latency_ms=latency_ms,
             http_status=http_status,
-            headers=self._redactor.headers(headers),
+            headers=self._redactor.headers(headers) if headers else {},
             error=self._redactor.text(error) if error is not None else None,
         )
         for listener in list(self._handlers.frames):
@@ -535,6 +545,12 @@ class Connection:
                 listener(frame)
             except Exception:
                 log.exception("frame listener failed")
+
+
+def _time_out(future: asyncio.Future[dict[str, Any]]) -> None:
+    """A request's timer ran out before its answer came."""
+    if not future.done():
+        future.set_exception(TimeoutError())
 
 
 class _Handshake:

@@ -17,6 +17,8 @@ def event_kind(old: Task | None, new: Task, *, from_poll: bool) -> EventKind | N
     """The event a new good state makes; None for a repeated notification that says nothing new."""
     if old is None:
         return "created"
+    if old is new:  # the adapter handed back the same Task: the answer did not change
+        return "polled" if from_poll else None
     if old.status != new.status:
         return "transition"
     if old.material_key() != new.material_key():

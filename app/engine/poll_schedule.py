@@ -19,7 +19,7 @@ class PollSchedule:
     """The due times of the poller's watches; a watch's `next` and `heap_seq` mirror its entry.
 
     `is_watched` tells whether a watch is still the current one for its task id (entries of
-    forgotten watches are skipped); `on_change` is called whenever a new due time is set.
+    forgotten watches are skipped); `on_change(due)` is called with every new due time set.
     """
 
     def __init__(
@@ -27,7 +27,7 @@ class PollSchedule:
         *,
         user_min_ms: int | None,
         is_watched: Callable[[Watch], bool],
-        on_change: Callable[[], None],
+        on_change: Callable[[float], None],
     ) -> None:
         self.paused = False
         self._user_min_ms = user_min_ms
@@ -98,7 +98,7 @@ class PollSchedule:
         watch.pending_reason = reason
         watch.heap_seq = self._seq
         heapq.heappush(self._heap, (next_poll.due, self._seq, watch))
-        self._on_change()
+        self._on_change(next_poll.due)
 
     def _is_current(self, seq: int, watch: Watch) -> bool:
         return watch.heap_seq == seq and self._is_watched(watch)

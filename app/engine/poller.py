@@ -67,8 +67,10 @@ class Poller:
 
         self._watches: dict[str, Watch] = {}
         self._wake = asyncio.Event()
+        self._wake_at: float | None = None
+        """When the sleeping loop wakes by itself; a poll planned later need not wake it."""
         self._schedule = PollSchedule(
-            user_min_ms=user_min_ms, is_watched=self._is_watched, on_change=self._wake.set
+            user_min_ms=user_min_ms, is_watched=self._is_watched, on_change=self._planned
         )
         self._jobs: set[asyncio.Task[None]] = set()
         self._deadline: float | None = None
@@ -246,13 +248,28 @@ class Poller:
                 wake_at = self._schedule.earliest_due()
                 if self._deadline is not None:
                     wake_at = self._deadline if wake_at is None else min(wake_at, self._deadline)
+                self._wake_at = wake_at
                 await self._sleep_or_wake(None if wake_at is None else wake_at - now)
         finally:
+            self._wake_at = None
             await self._cancel_jobs()
+
+    def _planned(self, due: float) -> None:
+        """A poll was planned: wake the loop only if it would otherwise sleep past `due`."""
+        if self._wake_at is None or due < self._wake_at:
+            self._wake.set()
 
     async def _sleep_or_wake(self, timeout: float | None) -> None:
         if timeout is None:
             await self._wake.wait()
+            return
+        if isinstance(self._clock, LoopClock):
+            # The loop's own clock: one timer wakes us, no sleeper task per wake-up.
+            timer = asyncio.get_running_loop().call_later(max(timeout, 0.0), self._wake.set)
+            try:
+                await self._wake.wait()
+            finally:
+                timer.cancel()
             return
         waiter = asyncio.ensure_future(self._wake.wait())
         sleeper = asyncio.ensure_future(self._clock.sleep(max(timeout, 0.0)))
@@ -287,7 +304,8 @@ class Poller:
         self._jobs.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.error("poller job failed", exc_info=task.exception())
-        self._wake.set()
+        if not self._jobs:
+            self._wake.set()  # `run_until_idle` may be done
 
     # ----------------------------------------------------------------- polling
 

@@ -97,7 +97,8 @@ class Recorder:
         self._redactor = redactor
         self._sink = sink
         self._clock = clock
-        self._history: deque[dict[str, Any]] = deque(maxlen=HISTORY_CAP)
+        self._history: deque[dict[str, Any] | TaskEvent] = deque(maxlen=HISTORY_CAP)
+        """Redacted lines; without a file, events as they came (encoded when read)."""
         self.failure: str | None = None
         self._write(header_line(clock(), face, command), keep=False)
 
@@ -121,9 +122,15 @@ class Recorder:
         self._write(frame_line(frame), keep=False)
 
     def event(self, event: TaskEvent) -> None:
-        """Record one poller event (without a file, "polled" events are not kept, so skipped)."""
+        """Record one poller event (without a file, "polled" events are not kept, so skipped).
+
+        Without a file the event itself is kept and only encoded if the history is read (an
+        export): events and their tasks are immutable, so the line comes out the same.
+        """
         keep = event.kind != "polled"
-        if self._sink is None and not keep:
+        if self._sink is None:
+            if keep:
+                self._history.append(event)
             return
         self._write(event_line(event), keep=keep)
 
@@ -143,7 +150,8 @@ class Recorder:
     def history(self) -> list[Entry]:
         """The session, non-poll events and actions seen so far (redacted), oldest first."""
         entries: list[Entry] = []
-        for line in list(self._history):
+        for kept in list(self._history):
+            line = self._redactor.value(event_line(kept)) if isinstance(kept, TaskEvent) else kept
             try:
                 entries.append(decode(line))
             except BadLine:

@@ -6,12 +6,16 @@ walk is iterative, so deep or huge server payloads cannot blow the stack or the 
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from app.engine import deep_json
 
 DiffOp = Literal["added", "removed", "changed"]
+
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str)
+"""One encoder for every compact value (`json.dumps` with options builds a new one per call)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +57,10 @@ class StateDiff:
 def compact_json(value: Any, width: int = 80) -> str:
     """`value` as one line of JSON, cut to `width` characters with an ellipsis."""
     try:
-        text = deep_json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+        try:
+            text = _COMPACT.encode(value)
+        except RecursionError:
+            text = deep_json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
     except (TypeError, ValueError):
         text = f"<{type(value).__name__}>"
     return text if len(text) <= width else text[: max(width - 1, 0)] + "…"

@@ -189,7 +189,10 @@ def apply_event(
     task = event.task if event.task is not None else previous
     good = event.kind in _GOOD_POLL_KINDS
     material = event.kind in _MATERIAL_KINDS or (
-        previous is not None and task is not None and previous.material_key() != task.material_key()
+        previous is not None
+        and task is not None
+        and task is not previous
+        and previous.material_key() != task.material_key()
     )
     diff = None
     if material and previous is not None and task is not None and task is not previous:

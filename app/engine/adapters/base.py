@@ -11,6 +11,7 @@ import asyncio
 import logging
 import uuid
 from collections.abc import Coroutine
+from dataclasses import dataclass
 from typing import Any
 
 from app.engine.adapter import (
@@ -24,8 +25,8 @@ from app.engine.adapter import (
 from app.engine.connection import Connection
 from app.engine.input_text import REJECT_CODE, rejection_message
 from app.engine.inputs import InputBroker
-from app.engine.models import InputRequest, Progress
-from app.engine.normalize import Variants
+from app.engine.models import InputRequest, Progress, Task, Wire
+from app.engine.normalize import Variants, task_from_answer
 from app.engine.rpc_types import RpcError
 
 log = logging.getLogger(__name__)
@@ -54,6 +55,94 @@ def task_unknown(error: RpcError, task_id: str, verb: str) -> TaskUnknown | None
     return TaskUnknown(task_id, f"{verb}: {error.message} ({error.code})") if unknown else None
 
 
+def same_json(left: Any, right: Any) -> bool:
+    """Equal as JSON values, types included (`true` is not `1`, `1` is not `1.0`); walked with
+    an explicit stack, since server values may nest deeper than the recursion limit."""
+    stack: list[tuple[Any, Any]] = [(left, right)]
+    while stack:
+        a, b = stack.pop()
+        if a is b:
+            continue
+        kind = type(a)
+        if kind is not type(b):
+            return False
+        if kind is dict:
+            if len(a) != len(b):
+                return False
+            for key, value in a.items():
+                if key not in b:
+                    return False
+                stack.append((value, b[key]))
+        elif kind is list:
+            if len(a) != len(b):
+                return False
+            stack.extend(zip(a, b, strict=True))
+        elif a != b:
+            return False
+    return True
+
+
+class _NoteLog(Variants):
+    """Variants that also remembers what it was told, so a reused answer can tell it again."""
+
+    def __init__(self, variants: Variants) -> None:
+        super().__init__()
+        self.inner = variants
+        self.notes: list[str] = []
+
+    def note(self, variant: str) -> None:
+        self.notes.append(variant)
+        self.inner.note(variant)
+
+
+@dataclass(slots=True)
+class _Answer:
+    payload: dict[str, Any]
+    notes: tuple[str, ...]
+    task: Task
+    decorated: Task | None = None
+
+
+class TaskMemo:
+    """The last `tasks/get` answer of each live task and the Tasks made from it.
+
+    Most polls bring back exactly the previous answer; then the very same normalized (and, when
+    nothing the adapter adds has changed either, decorated) `Task` object is handed out again,
+    without validating the models anew, so everything downstream can tell "unchanged" by identity.
+    A terminal task's answer is not kept (it is not polled again).
+    """
+
+    def __init__(self) -> None:
+        self._answers: dict[str, _Answer] = {}
+
+    def task(self, payload: Any, *, wire: Wire, task_id: str, variants: Variants) -> Task:
+        """`task_from_answer(payload, …)`, reused when `payload` equals the task's last answer
+        (the wire variants it showed are noted again, as a fresh normalization would)."""
+        last = self._answers.get(task_id)
+        if last is not None and same_json(last.payload, payload):
+            for note in last.notes:
+                variants.note(note)
+            return last.task
+        log = _NoteLog(variants)
+        task = task_from_answer(payload, wire=wire, task_id=task_id, variants=log)
+        if task.is_terminal or not isinstance(payload, dict):
+            self._answers.pop(task_id, None)
+        else:
+            self._answers[task_id] = _Answer(payload, tuple(log.notes), task)
+        return task
+
+    def decorated(self, task: Task, update: dict[str, Any]) -> Task:
+        """`task.model_copy(update=update)`, or the copy handed out last time when `task` is the
+        same object and every updated field already has that value."""
+        last = self._answers.get(task.task_id)
+        if last is None or last.task is not task:
+            return task.model_copy(update=update)
+        decorated = last.decorated
+        if decorated is None or any(getattr(decorated, k) != v for k, v in update.items()):
+            decorated = last.decorated = task.model_copy(update=update)
+        return decorated
+
+
 class AdapterBase:
     """Shared state of one adapter on one connection."""
 
@@ -79,6 +168,8 @@ class AdapterBase:
         self._progress: dict[str, Progress] = {}
         """The latest progress per token (it may arrive before the task's id is known)."""
         self._background: set[asyncio.Task[Any]] = set()
+        self._memo = TaskMemo()
+        """The last answer per polled task, so an unchanged one is not normalized again."""
         connection.add_notification_handler(self._on_notification)
 
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from app.engine.adapters.mrtr import call_with_rounds
 from app.engine.connection import Connection
 from app.engine.inputs import InputBroker
 from app.engine.models import InputRequest, Task
-from app.engine.normalize import ParsedCreate, check_ack, task_from_answer
+from app.engine.normalize import ParsedCreate, check_ack
 from app.engine.rpc_types import RpcError
 
 log = logging.getLogger(__name__)
@@ -71,8 +71,8 @@ class ExtensionAdapter(AdapterBase):
     async def get(self, task_id: str, *, reason: str = "poll") -> Task:
         """`tasks/get` with the result, error or input requests inline."""
         payload = await self._task_request("tasks/get", {"taskId": task_id}, reason)
-        task = task_from_answer(payload, wire="extension", task_id=task_id, variants=self.variants)
-        return self._settle(task)
+        task = self._memo.task(payload, wire="extension", task_id=task_id, variants=self.variants)
+        return self._memo.decorated(task, self._settlement(task))
 
     async def list_tasks(self) -> list[Task]:
         """The extension has no `tasks/list`."""
@@ -199,10 +199,12 @@ class ExtensionAdapter(AdapterBase):
 
     def _settle(self, task: Task) -> Task:
         """Reconcile the task's `inputRequests` snapshot with the broker; add the tool name."""
+        return task.model_copy(update=self._settlement(task))
+
+    def _settlement(self, task: Task) -> dict[str, Any]:
+        """The fields `_settle` sets (syncing the broker with the snapshot on the way)."""
         pending = self.broker.sync(task.task_id, task.input_requests)
-        return task.model_copy(
-            update={
-                "input_requests": pending,
-                "tool_name": task.tool_name or self._tools.get(task.task_id),
-            }
-        )
+        return {
+            "input_requests": pending,
+            "tool_name": task.tool_name or self._tools.get(task.task_id),
+        }

@@ -80,10 +80,10 @@ class LegacyAdapter(AdapterBase):
     async def get(self, task_id: str, *, reason: str = "poll") -> Task:
         """`tasks/get`; an `input_required` task gets its `tasks/result` stream opened at once."""
         payload = await self._task_request("tasks/get", task_id, reason)
-        task = task_from_answer(payload, wire="legacy", task_id=task_id, variants=self.variants)
+        task = self._memo.task(payload, wire="legacy", task_id=task_id, variants=self.variants)
         if task.status == "input_required":
             self._result_stream(task_id)
-        return self._decorate(task)
+        return self._memo.decorated(task, self._decoration(task))
 
     async def list_tasks(self) -> list[Task]:
         """Every page of `tasks/list` (only when the server declared `tasks.list`)."""
@@ -171,6 +171,10 @@ class LegacyAdapter(AdapterBase):
 
     def _decorate(self, task: Task) -> Task:
         """Add what this adapter knows beyond the payload: tool, progress, questions, outcome."""
+        return task.model_copy(update=self._decoration(task))
+
+    def _decoration(self, task: Task) -> dict[str, Any]:
+        """The fields `_decorate` sets on a task."""
         update: dict[str, Any] = {
             "tool_name": task.tool_name or self._tools.get(task.task_id),
             "progress": self._latest_progress(task.task_id),
@@ -185,7 +189,7 @@ class LegacyAdapter(AdapterBase):
                 update["error"] = task_error_from(
                     {"code": error.code, "message": error.message, "data": error.data}
                 )
-        return task.model_copy(update=update)
+        return update
 
 
 def _should_retry(call: asyncio.Task[dict[str, Any]]) -> bool:
