@@ -314,3 +314,41 @@ async def test_the_transport_polls_concurrently_within_the_pool_bound() -> None:
             assert isinstance(pool, Http11Client)
             assert 1 <= pool.open_connections <= http11.MAX_CONNECTIONS
     assert all(result["tools"] for result in results)
+
+
+async def test_bare_lf_heads_informational_responses_and_close_delimited_bodies(
+    make_server,  # type: ignore[no-untyped-def]
+) -> None:
+    async def quirky(peer: Peer, line: str, body: bytes) -> bool:
+        peer.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+        peer.writer.write(b"HTTP/1.1 200 OK\nX-Style: lf\n\nuntil ")
+        await peer.writer.drain()
+        await asyncio.sleep(0.02)
+        peer.writer.write(b"the end")
+        return False  # no length: the body ends when the server closes
+
+    server = await make_server(None)
+    server.handler = await serve_requests(server, quirky)
+    http = client()
+    async with http.stream("POST", server.url, headers={}, body=b"{}") as response:
+        assert response.headers["x-style"] == "lf"
+        assert await response.aread() == b"until the end"
+    assert http.open_connections == 0  # a close-delimited body cannot be followed
+    await http.aclose()
+
+
+async def test_broken_framing_and_illegal_headers_fail_the_exchange(make_server) -> None:  # type: ignore[no-untyped-def]
+    async def broken(peer: Peer, line: str, body: bytes) -> bool:
+        peer.writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: ten\r\n\r\nxx")
+        return True
+
+    server = await make_server(None)
+    server.handler = await serve_requests(server, broken)
+    http = client()
+    with pytest.raises(RemoteProtocolError, match="Content-Length"):
+        await post(http, server.url)
+    with pytest.raises(http11.LocalProtocolError):
+        async with http.stream("GET", server.url, headers={"X-A": "1\r\nX-B: 2"}):
+            pass
+    await http.aclose()
+    assert server.lines == ["POST /mcp HTTP/1.1"]  # the illegal request never left

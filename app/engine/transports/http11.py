@@ -1,4 +1,4 @@
-"""A lean HTTP/1.1 client: an asyncio keep-alive connection pool per origin, framed by `h11`.
+"""A lean HTTP/1.1 client: an asyncio keep-alive connection pool per origin (`http_framing`).
 
 httpx, httpcore and anyio cost about a millisecond of CPU per request; this pool costs a small
 fraction of that, so a thousand polls a second fit in a fraction of a core. Requests wait for a
@@ -16,9 +16,18 @@ import ssl
 from collections import deque
 from collections.abc import AsyncIterator, Coroutine, Mapping
 from types import TracebackType
+from typing import Literal
 from urllib.parse import quote, unquote, urlsplit
 
-import h11
+from app.engine.transports.http_framing import (
+    BodyKind,
+    FramingError,
+    body_framing,
+    chunk_size,
+    encode_request,
+    parse_header_line,
+    parse_status_line,
+)
 
 MAX_CONNECTIONS = 12
 MAX_DETACHED = 100
@@ -69,7 +78,7 @@ class PoolClosed(HttpError):
 class Http11Response:
     """The head of a response, and its body read once: whole (`aread`) or as it arrives."""
 
-    __slots__ = ("_connection", "complete", "headers", "reason_phrase", "status_code")
+    __slots__ = ("_connection", "headers", "reason_phrase", "status_code")
 
     def __init__(
         self, connection: _Connection, status_code: int, reason: str, headers: dict[str, str]
@@ -78,52 +87,56 @@ class Http11Response:
         self.reason_phrase = reason
         self.headers: Mapping[str, str] = headers
         self._connection = connection
-        self.complete = False
+
+    @property
+    def complete(self) -> bool:
+        """Whether the whole body has been read."""
+        return self._connection.body == "done"
 
     async def aread(self) -> bytes:
         """The whole body."""
-        parts: list[bytes] = []
         connection = self._connection
-        while not self.complete:
-            event = await connection.next_event()
-            if type(event) is h11.Data:
-                parts.append(event.data)
-            elif type(event) is h11.EndOfMessage:
-                self.complete = True
-            else:
-                raise RemoteProtocolError("the server closed the connection mid-response")
+        if connection.body == "length":
+            return await connection.read_exactly_rest()
+        parts = []
+        while chunk := await connection.body_chunk():
+            parts.append(chunk)
         return b"".join(parts)
 
     async def aiter_bytes(self) -> AsyncIterator[bytes]:
         """Body bytes as they arrive (chunked, Content-Length or close-delimited framing)."""
-        if self.complete:
-            return
         connection = self._connection
-        while True:
-            event = await connection.next_event()
-            if type(event) is h11.Data:
-                yield bytes(event.data)
-            elif type(event) is h11.EndOfMessage:
-                self.complete = True
-                return
-            else:
-                raise RemoteProtocolError("the server closed the connection mid-response")
+        while chunk := await connection.body_chunk():
+            yield chunk
 
 
 class _Connection:
-    """One keep-alive HTTP/1.1 connection: an asyncio stream pair and its h11 state machine."""
+    """One keep-alive HTTP/1.1 connection: an asyncio stream pair and where its response is."""
 
-    __slots__ = ("detached", "h11", "idle_since", "reader", "received", "reused", "timer", "writer")
+    __slots__ = (
+        "body",
+        "detached",
+        "idle_since",
+        "keep_alive",
+        "reader",
+        "received",
+        "remaining",
+        "reused",
+        "timer",
+        "writer",
+    )
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader = reader
         self.writer = writer
-        self.h11 = h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_HEAD_BYTES)
         self.reused = False
         self.received = False
         self.idle_since = 0.0
         self.detached = False
         self.timer: asyncio.TimerHandle | None = None
+        self.body: BodyKind | Literal["done"] = "done"
+        self.remaining = 0
+        self.keep_alive = False
 
     def alive(self, now: float) -> bool:
         """Whether an idle connection may carry another request (not expired, not closed)."""
@@ -134,21 +147,13 @@ class _Connection:
             and self.reader.exception() is None
         )
 
-    async def send(self, request: h11.Request, body: bytes | None, write_timeout: float) -> None:
+    async def send(self, request: bytes, write_timeout: float) -> None:
         """Write one request; raises `_NotSent` when the connection was closed before a byte."""
         self.received = False
-        h = self.h11
-        try:
-            data = h.send(request) or b""
-            if body:
-                data += h.send(h11.Data(data=body)) or b""
-            data += h.send(h11.EndOfMessage()) or b""
-        except h11.LocalProtocolError as exc:
-            raise LocalProtocolError(str(exc)) from exc
         transport = self.writer.transport
         if transport.is_closing() or self.reader.at_eof():
             raise _NotSent
-        self.writer.write(data)
+        self.writer.write(request)
         if transport.get_write_buffer_size():
             try:
                 async with asyncio.timeout(write_timeout):
@@ -158,50 +163,100 @@ class _Connection:
             except OSError as exc:
                 raise WriteError(str(exc) or type(exc).__name__) from exc
 
-    async def next_event(self) -> object:
-        """The next h11 event of the response, reading from the socket as needed."""
-        h = self.h11
-        while True:
-            try:
-                event = h.next_event()
-            except h11.RemoteProtocolError as exc:
-                if not self.received:
+    async def read_head(self, method: str) -> tuple[int, str, dict[str, str]]:
+        """Status, reason and headers (lower-case names, repeats joined by ", ");
+        informational (1xx) responses are skipped."""
+        reader = self.reader
+        try:
+            while True:
+                try:
+                    line = await reader.readuntil(b"\n")
+                except asyncio.IncompleteReadError as exc:
+                    if exc.partial:
+                        self.received = True
+                        raise RemoteProtocolError(
+                            "the server closed the connection mid-head"
+                        ) from None
                     raise RemoteProtocolError(
                         "Server disconnected without sending a response."
-                    ) from exc
-                raise RemoteProtocolError(str(exc)) from exc
-            if event is not h11.NEED_DATA:
-                return event
-            try:
-                data = await self.reader.read(READ_CHUNK)
-            except OSError as exc:
-                raise ReadError(str(exc) or type(exc).__name__) from exc
-            if data:
+                    ) from None
                 self.received = True
-            h.receive_data(data)
+                minor, status, reason = parse_status_line(line)
+                headers: dict[str, str] = {}
+                while (line := await reader.readuntil(b"\n")) not in (b"\r\n", b"\n"):
+                    name, value = parse_header_line(line)
+                    headers[name] = f"{headers[name]}, {value}" if name in headers else value
+                if not 100 <= status < 200:
+                    break
+            self.body, self.remaining, self.keep_alive = body_framing(
+                minor, status, method, headers
+            )
+        except asyncio.IncompleteReadError:
+            raise RemoteProtocolError("the server closed the connection mid-head") from None
+        except asyncio.LimitOverrunError:
+            raise RemoteProtocolError("the response head is too large") from None
+        except FramingError as exc:
+            raise RemoteProtocolError(str(exc)) from None
+        except OSError as exc:
+            raise ReadError(str(exc) or type(exc).__name__) from exc
+        if self.body == "none":
+            self.body = "done"
+        return status, reason, headers
 
-    async def read_head(self) -> tuple[int, str, dict[str, str]]:
-        """Status, reason and headers (lower-case names, repeats joined by ", ")."""
-        while True:
-            event = await self.next_event()
-            if type(event) is h11.Response:
-                break
-            if type(event) is not h11.InformationalResponse:
-                raise RemoteProtocolError("Server disconnected without sending a response.")
-        headers: dict[str, str] = {}
-        for raw_name, raw_value in event.headers:
-            name = raw_name.decode("ascii")
-            value = _header_text(raw_value)
-            headers[name] = f"{headers[name]}, {value}" if name in headers else value
-        return event.status_code, event.reason.decode("latin-1"), headers
+    async def read_exactly_rest(self) -> bytes:
+        """The rest of a Content-Length body in one read."""
+        try:
+            data = await self.reader.readexactly(self.remaining)
+        except asyncio.IncompleteReadError:
+            raise RemoteProtocolError("the server closed the connection mid-response") from None
+        except OSError as exc:
+            raise ReadError(str(exc) or type(exc).__name__) from exc
+        self.remaining = 0
+        self.body = "done"
+        return data
+
+    async def body_chunk(self) -> bytes:
+        """The next piece of the body as it arrives; b"" once the body is complete."""
+        try:
+            return await self._body_chunk()
+        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError):
+            raise RemoteProtocolError("the server closed the connection mid-response") from None
+        except FramingError as exc:
+            raise RemoteProtocolError(str(exc)) from None
+        except OSError as exc:
+            raise ReadError(str(exc) or type(exc).__name__) from exc
+
+    async def _body_chunk(self) -> bytes:
+        reader = self.reader
+        if self.body == "chunked" and self.remaining == 0:
+            size = chunk_size(await reader.readuntil(b"\n"))
+            if size == 0:
+                while await reader.readuntil(b"\n") not in (b"\r\n", b"\n"):
+                    pass  # trailer fields are not used
+                self.body = "done"
+                return b""
+            self.remaining = size
+        if self.body in ("length", "chunked"):
+            data = await reader.read(min(self.remaining, READ_CHUNK))
+            if not data:
+                raise RemoteProtocolError("the server closed the connection mid-response")
+            self.remaining -= len(data)
+            if self.remaining == 0:
+                if self.body == "length":
+                    self.body = "done"
+                elif await reader.readuntil(b"\n") not in (b"\r\n", b"\n"):
+                    raise FramingError("a chunk is longer than its size")
+            return data
+        if self.body == "close":
+            data = await reader.read(READ_CHUNK)
+            if not data:
+                self.body = "done"
+            return data
+        return b""
 
     def reusable(self) -> bool:
-        """After a complete response: start the next cycle if both sides keep the connection."""
-        h = self.h11
-        if h.our_state is h11.DONE and h.their_state is h11.DONE:
-            h.start_next_cycle()
-            return True
-        return False
+        """After the response: whether the connection may carry the next request."""
+        return self.body == "done" and self.keep_alive
 
     def close(self) -> None:
         if self.timer is not None:
@@ -212,16 +267,6 @@ class _Connection:
 
 class _NotSent(Exception):
     """The connection was found closed before any byte of the request was written."""
-
-
-def _header_text(value: bytes) -> str:
-    try:
-        return value.decode("ascii")
-    except UnicodeDecodeError:
-        try:
-            return value.decode("utf-8")
-        except UnicodeDecodeError:
-            return value.decode("latin-1")
 
 
 class _Route:
@@ -426,12 +471,7 @@ class _Exchange:
     ) -> None:
         assert self._pool is not None and self._connection is not None
         response = self._response
-        reusable = (
-            exc_type is None
-            and response is not None
-            and response.complete
-            and self._connection.reusable()
-        )
+        reusable = exc_type is None and response is not None and self._connection.reusable()
         self._pool.release(self._connection, reusable)
 
 
@@ -490,16 +530,19 @@ class Http11Client:
         """Send the request and read the response head; the caller releases the connection."""
         route = self._route(url)
         pool = route.pool
-        request = h11.Request(
-            method=method, target=route.target, headers=self._request_headers(route, headers, body)
-        )
+        try:
+            request = encode_request(
+                method, route.target, self._request_headers(route, headers, body), body
+            )
+        except FramingError as exc:
+            raise LocalProtocolError(str(exc)) from None
         resent = False
         while True:
             connection = await pool.acquire()
             try:
-                await connection.send(request, body, pool.write_timeout)
+                await connection.send(request, pool.write_timeout)
                 pool.start(connection, long_lived)
-                status, reason, response_headers = await connection.read_head()
+                status, reason, response_headers = await connection.read_head(method)
             except _NotSent:
                 pool.release(connection, reusable=False)
                 continue
