@@ -5,8 +5,12 @@ transport over it against the real demo server."""
 from __future__ import annotations
 
 import asyncio
+import shutil
+import ssl
+import subprocess
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 
@@ -352,3 +356,57 @@ async def test_broken_framing_and_illegal_headers_fail_the_exchange(make_server)
             pass
     await http.aclose()
     assert server.lines == ["POST /mcp HTTP/1.1"]  # the illegal request never left
+
+
+@pytest.fixture
+def self_signed(tmp_path: Path) -> tuple[Path, Path]:
+    """A throw-away certificate for 127.0.0.1 and its key, made by the `openssl` command."""
+    if shutil.which("openssl") is None:
+        pytest.skip("needs the openssl command")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        [
+            *(
+                "openssl",
+                "req",
+                "-x509",
+                "-newkey",
+                "ec",
+                "-pkeyopt",
+                "ec_paramgen_curve:prime256v1",
+            ),
+            *("-nodes", "-days", "1", "-subj", "/CN=127.0.0.1", "-addext"),
+            *("subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    return cert, key
+
+
+async def test_https_verifies_the_server_certificate(
+    self_signed: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cert, key = self_signed
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    server = Server(lambda peer: asyncio.sleep(0))
+    server.handler = await serve_requests(server, echo)
+    listener = await asyncio.start_server(server._accept, "127.0.0.1", 0, ssl=context)
+    url = f"https://127.0.0.1:{listener.sockets[0].getsockname()[1]}/mcp"
+    try:
+        monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+        monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+        untrusting = client()
+        with pytest.raises(ConnectError, match="CERTIFICATE_VERIFY_FAILED"):
+            await post(untrusting, url)
+        await untrusting.aclose()
+        monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+        trusting = client()
+        assert await post(trusting, url, b"secret") == b"secret"
+        assert await post(trusting, url, b"again") == b"again"
+        await trusting.aclose()
+    finally:
+        listener.close()
+    assert len(server.peers) == 1  # the refused handshake never got this far; one kept-alive
+    assert server.lines == ["POST /mcp HTTP/1.1"] * 2

@@ -545,7 +545,9 @@ class Http11Client:
                 status, reason, response_headers = await connection.read_head(method)
             except _NotSent:
                 pool.release(connection, reusable=False)
-                continue
+                if connection.reused:
+                    continue  # an idle connection the server had closed: nothing was sent
+                raise RemoteProtocolError("the server closed a new connection at once") from None
             except BaseException as exc:
                 pool.release(connection, reusable=False)
                 stale = connection.reused and not connection.received
