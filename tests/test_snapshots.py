@@ -37,7 +37,7 @@ async def loaded(pilot: Pilot[Any]) -> TaskscopeApp:
     app = pilot.app
     assert isinstance(app, TaskscopeApp)
     await wait_for(pilot, lambda: len(app.tasks) == RECORDED_TASKS and app.table.row_count)
-    await wait_for(pilot, lambda: app.query_one("#rpc-log").frames)  # type: ignore[attr-defined]
+    await wait_for(pilot, lambda: app.rpc_frames)
     return app
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,15 @@ from app.tui.messages import Batcher
 from app.tui.recorded import RecordedSource
 from app.tui.source import ToolInfo
 from tests.tui_helpers import wait_for
-from tests.tui_recording import INFO, NOW, RECORDED_TASKS, TOOLS, recorded_app, recorded_events
+from tests.tui_recording import (
+    INFO,
+    NOW,
+    RECORDED_TASKS,
+    TOOLS,
+    recorded_app,
+    recorded_events,
+    recorded_frames,
+)
 from widgets.arguments_form import ArgumentsForm, task_choice
 from widgets.confirm import TextPrompt
 from widgets.header_bar import HeaderBar
@@ -273,18 +282,36 @@ def test_known_tasks_round_trip_and_survive_a_broken_file(tmp_path: Path) -> Non
 
 
 async def test_batcher_flushes_a_burst_at_most_once_per_interval() -> None:
-    batches: list[list[int]] = []
-    batcher: Batcher[int] = Batcher(batches.append, interval=0.2)
-    batcher.add(1)
+    batches: list[tuple[list[Any], list[Any]]] = []
+    batcher = Batcher(lambda events, frames: batches.append((events, frames)), interval=0.2)
+    first, *burst = recorded_events()[:5]
+    frame = recorded_frames()[0]
+    batcher.add_event(first)
     await asyncio.sleep(0)
     await asyncio.sleep(0)
-    assert batches == [[1]]  # the first item after a quiet spell goes at once
-    for item in range(2, 6):
-        batcher.add(item)
+    assert batches == [([first], [])]  # the first item after a quiet spell goes at once
+    for event in burst:
+        batcher.add_event(event)
+    batcher.add_frame(frame)
     await asyncio.sleep(0.05)
-    assert batches == [[1]]
+    assert len(batches) == 1
     await asyncio.sleep(0.25)
-    assert batches == [[1], [2, 3, 4, 5]]
+    assert batches == [([first], []), (burst, [frame])]
+
+
+async def test_batcher_paces_clock_pokes_with_the_batches() -> None:
+    """A poke (the App's clock) flushes on the same cadence as events, even with nothing queued,
+    so the clock and the batches together flush at most once per interval."""
+    flushed: list[float] = []
+    loop = asyncio.get_running_loop()
+    batcher = Batcher(lambda events, frames: flushed.append(loop.time()), interval=0.1)
+    end = loop.time() + 0.5
+    while loop.time() < end:
+        batcher.poke()
+        batcher.add_event(recorded_events()[0])
+        await asyncio.sleep(0.01)
+    gaps = [later - earlier for earlier, later in itertools.pairwise(flushed)]
+    assert len(flushed) >= 4 and min(gaps) >= 0.1 * 0.95
 
 
 @pytest.mark.parametrize("query", ["", "tool:build"])

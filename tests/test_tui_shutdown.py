@@ -22,6 +22,7 @@ from tests.tui_recording import (
     recorded_frames,
     recorded_source,
 )
+from widgets.rpc_log import RpcLog
 
 
 @pytest.mark.timeout(30)
@@ -55,8 +56,10 @@ async def test_one_message_carries_events_and_frames_into_list_and_log() -> None
     app = recorded_app(remember_tasks=False)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: len(app.tasks) == RECORDED_TASKS)
-        log = app.query_one("#rpc-log")
+        await pilot.press("L")
+        log = app.query_one("#rpc-log", RpcLog)
         before = len(log.frames)
         frames = recorded_frames()
         app.post_message(TaskEventsArrived([], frames))
         await wait_for(pilot, lambda: len(log.frames) == before + len(frames))
+        assert len(app.rpc_frames) == before + len(frames)

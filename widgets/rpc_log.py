@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from rich.segment import Segment
 from rich.style import Style
@@ -20,9 +21,11 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.theme import Theme
 
-from app.engine.rpc_types import Frame
 from app.engine.sanitize import one_line
 from app.tui.formatting import format_clock, theme_style
+
+if TYPE_CHECKING:
+    from app.engine.rpc_types import Frame
 
 DEFAULT_MAX_FRAMES = 2_000
 
@@ -71,13 +74,16 @@ class RpcLog(ScrollView, can_focus=True):
 
     def __init__(
         self,
+        frames: Iterable[Frame] = (),
         *,
         max_frames: int = DEFAULT_MAX_FRAMES,
         id: str | None = None,  # noqa: A002 - Textual's own name for it
         classes: str | None = None,
     ) -> None:
+        """Start with `frames` (the newest `max_frames` of them), e.g. those seen before the log
+        was first opened."""
         super().__init__(id=id, classes=classes)
-        self._frames: deque[Frame] = deque(maxlen=max_frames)
+        self._frames: deque[Frame] = deque(frames, maxlen=max_frames)
         self._styles: dict[str, Style] = {}
         self._end_pending = False
         self._at_end_when_fed = True
@@ -85,6 +91,7 @@ class RpcLog(ScrollView, can_focus=True):
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, self._on_theme_changed)
+        self.virtual_size = Size(LINE_WIDTH, len(self._frames))
 
     @property
     def frames(self) -> Sequence[Frame]:

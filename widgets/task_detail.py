@@ -407,6 +407,7 @@ class TaskDetail(Widget):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id, classes=classes)
         self._shown: dict[str, object] = {}
+        self._ready = False
 
     def compose(self) -> ComposeResult:
         with TabbedContent(id="detail-tabs"):
@@ -434,8 +435,17 @@ class TaskDetail(Widget):
         self.query_one(TabbedContent).active = tab
         self._render_tab(tab)
 
-    def watch_watched(self) -> None:
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._tabs_ready)
+
+    def _tabs_ready(self) -> None:
+        """The tabs' bodies exist now: show what `watched` was set to meanwhile."""
+        self._ready = True
         self._render_tab(self.active_tab)
+
+    def watch_watched(self) -> None:
+        if self._ready:
+            self._render_tab(self.active_tab)
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         event.stop()
@@ -444,7 +454,10 @@ class TaskDetail(Widget):
             self._render_tab(tab)
 
     def _render_tab(self, tab: DetailTab) -> None:
-        """Rebuild `tab` unless what it shows is unchanged since it was last built."""
+        """Rebuild `tab` unless what it shows is unchanged since it was last built (or the tabs'
+        bodies are not there yet: `_tabs_ready` shows the tab then)."""
+        if not self._ready:
+            return
         watched = self.watched
         key = _tab_key(tab, watched)
         if tab in self._shown and _same(self._shown[tab], key):

@@ -4,6 +4,10 @@ The App owns all state (`TasksState`, marks, filter, sort). One long-lived exclu
 the source (connection + poller) and only posts batched messages; short action workers run
 user verbs (create, cancel, list, answer). Widgets follow: the table is patched in place, the
 detail pane gets the selected `WatchedTask`, the header gets one `HeaderState`.
+
+The first frame comes first: the engine (pydantic, connection, adapters) is imported after it is
+painted when the App is given a `DeferredSource`, the detail pane is built when a task is first
+shown, and the RPC log when it is first opened (from the frames the App keeps meanwhile).
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -24,19 +29,14 @@ from textual.css.query import NoMatches
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.theme import Theme
-from textual.widgets import Footer, Input
+from textual.widgets import Footer, Input, Static
 from textual.worker import Worker, WorkerState
 
-from app.engine.events import TaskEvent
-from app.engine.models import InputRequest, Task
-from app.engine.recording import Entry
-from app.engine.rpc_types import Frame
 from app.engine.sanitize import clean_text, one_line
 from app.tui.bindings import APP_BINDINGS, LIST_BINDINGS
 from app.tui.commands import TaskCommands
 from app.tui.config import TuiConfig
-from app.tui.export import default_path, export_json, tasks_json, write_json
-from app.tui.known_tasks import KnownTasks
+from app.tui.loading import DeferredSource, History, LoadingSource
 from app.tui.messages import (
     Batcher,
     CancelAcknowledged,
@@ -44,18 +44,22 @@ from app.tui.messages import (
     SourceFailed,
     TaskEventsArrived,
 )
-from app.tui.source import SourceInfo, TaskSource
 from app.tui.state import SortKey, TaskFilter, TasksState, WatchedTask, parse_filter
 from widgets.header_bar import HeaderBar, HeaderState, ListView
-from widgets.rpc_log import RpcLog
-from widgets.task_detail import TaskDetail
 from widgets.task_table import TaskTable
 
 if TYPE_CHECKING:
-    # Modals, the help panel (Textual's Markdown) and the exporter load when first used, not
-    # before the first frame.
+    # The engine, the detail pane, the RPC log, the modals, the help panel (Textual's Markdown)
+    # and the exporter load when first used, not before the first frame.
+    from app.engine.events import TaskEvent
+    from app.engine.models import InputRequest
+    from app.engine.rpc_types import Frame
+    from app.tui.known_tasks import KnownTasks
+    from app.tui.source import SourceInfo, TaskSource
     from widgets.arguments_form import CreateRequest
     from widgets.input_inbox import InboxEntry
+    from widgets.rpc_log import RpcLog
+    from widgets.task_detail import TaskDetail
 
 STYLES = Path(__file__).resolve().parent.parent.parent / "styles"
 TICK_INTERVAL_S = 1.0
@@ -63,6 +67,9 @@ TICK_INTERVAL_S = 1.0
 WIDE_LAYOUT_COLUMNS = 160
 """From this width on, the list and the detail pane sit side by side."""
 FILTER_HINT = "status:working tool:build id:abc or words · enter keeps · esc clears"
+RPC_LOG_FRAMES = 2_000
+"""How many recent frames the App keeps for the RPC log (shown or not)."""
+NO_TASK_HINT = "Select a task."
 
 TASKSCOPE_THEME = Theme(
     name="taskscope",
@@ -76,7 +83,6 @@ TASKSCOPE_THEME = Theme(
 )
 
 Clock = Callable[[], float]
-History = Callable[[], Sequence[Entry]]
 
 MUTATING_ACTIONS = frozenset({"new_task", "cancel_tasks", "answer_input"})
 """Actions hidden and disabled when the source is read-only (`--readonly`, or a replay)."""
@@ -104,7 +110,7 @@ class TaskscopeApp(App[int]):
 
     def __init__(
         self,
-        source: TaskSource,
+        source: TaskSource | DeferredSource,
         *,
         clock: Clock = time.time,
         config: TuiConfig | None = None,
@@ -114,7 +120,9 @@ class TaskscopeApp(App[int]):
         history: History | None = None,
     ) -> None:
         super().__init__()
-        self.source = source
+        self._deferred = source if isinstance(source, DeferredSource) else None
+        self.source: TaskSource = LoadingSource() if isinstance(source, DeferredSource) else source
+        """The engine behind the App (a `LoadingSource` stand-in while a deferred one loads)."""
         self.history = history
         """The recorded session, events and actions that `e` exports from (None: no export)."""
         self.clock = clock
@@ -144,21 +152,33 @@ class TaskscopeApp(App[int]):
         self._sync_count = 0
         self._source_closed = False
         self._table_synced_at = float("-inf")
+        self._frames: deque[Frame] = deque(maxlen=RPC_LOG_FRAMES)
+        self._updates = Batcher(self._post_updates)
+        """Paces everything that redraws the table: event batches and the clock."""
+        self._clock_due = False
+        self._rpc_log: RpcLog | None = None
+        self._detail: TaskDetail | None = None
+        self._use_theme()
+
+    def _use_theme(self) -> None:
+        """Pick the theme (the config's, else taskscope's) before the stylesheet is first
+        parsed, so starting does not parse every rule twice."""
+        self.register_theme(TASKSCOPE_THEME)
+        wanted = self.config.theme
+        self.theme = wanted if wanted and wanted in self.available_themes else "taskscope"
+        self.stylesheet.set_variables(self.get_css_variables())
 
     # ------------------------------------------------------------------ layout and start-up
 
     def compose(self) -> ComposeResult:
+        """The first frame's widgets only: the filter bar, the detail pane's tabs and the RPC log
+        are mounted when first needed."""
+        self._set_wide_layout()  # before the widgets are styled: no restyle after mounting
         yield HeaderBar(id="header")
         with Container(id="main"):
             yield TaskList(id="tasks")
-            yield TaskDetail(id="detail")
-        filter_bar = Input(
-            placeholder=FILTER_HINT,
-            id="filter-bar",
-        )
-        filter_bar.display = False
-        yield filter_bar
-        yield RpcLog(id="rpc-log")
+            with Container(id="detail"):
+                yield Static(Text(NO_TASK_HINT, style="dim"), id="detail-hint")
         yield Footer(compact=True)
 
     @property
@@ -167,16 +187,19 @@ class TaskscopeApp(App[int]):
 
     @property
     def detail(self) -> TaskDetail:
-        return self.query_one("#detail", TaskDetail)
+        """The detail pane; it exists once a task has been shown (else `NoMatches`)."""
+        if self._detail is None:
+            raise NoMatches("no task has been shown yet")
+        return self._detail
+
+    @property
+    def rpc_frames(self) -> Sequence[Frame]:
+        """The recent JSON-RPC frames (oldest first) that the RPC log shows when opened."""
+        return tuple(self._frames)
 
     def on_mount(self) -> None:
-        self.register_theme(TASKSCOPE_THEME)
-        self.theme = "taskscope"
-        if self.config.theme:
-            if self.config.theme in self.available_themes:
-                self.theme = self.config.theme
-            else:
-                self.notify(f"Unknown theme {self.config.theme!r}", severity="warning")
+        if self.config.theme and self.config.theme != self.theme:
+            self.notify(f"Unknown theme {self.config.theme!r}", severity="warning")
         if self.config.keymap:
             self.set_keymap(self.config.keymap)
         for problem in self.config.problems:
@@ -184,9 +207,13 @@ class TaskscopeApp(App[int]):
         self.table.focus()
         self._update_header()
         self.set_interval(self.tick_interval, self._tick)
-        self._run_engine()
+        self.call_after_refresh(self._run_engine)  # the first frame first, then the engine
 
     def on_resize(self) -> None:
+        self._set_wide_layout()
+
+    def _set_wide_layout(self) -> None:
+        """List and detail side by side from `WIDE_LAYOUT_COLUMNS` on (a no-op if unchanged)."""
         self.screen.set_class(self.size.width >= WIDE_LAYOUT_COLUMNS, "-wide")
 
     @property
@@ -214,20 +241,33 @@ class TaskscopeApp(App[int]):
 
     @work(exclusive=True, group="engine", exit_on_error=False, name="engine")
     async def _run_engine(self) -> None:
-        """Connect the source and run its poller for as long as the App lives."""
-        updates: Batcher[TaskEvent | Frame] = Batcher(self._post_updates)
+        """Load the source if it is deferred, connect it and run its poller for as long as the
+        App lives."""
+        if self._deferred is not None:
+            try:
+                await self._load_source(self._deferred)
+            except Exception as exc:
+                self.post_message(SourceFailed(describe(exc)))
+                return
         try:
-            info = await self.source.connect(updates.add, updates.add)
+            info = await self.source.connect(self._updates.add_event, self._updates.add_frame)
         except Exception as exc:
             self.post_message(SourceFailed(describe(exc)))
             return
         self.post_message(SourceConnected(info))
         await self.source.run()
 
-    def _post_updates(self, updates: list[TaskEvent | Frame]) -> None:
+    async def _load_source(self, deferred: DeferredSource) -> None:
+        """Import the engine and build the source in a thread, so the UI stays responsive."""
+        loaded = await asyncio.to_thread(deferred.load)
+        self._deferred = None
+        self.source = loaded.source
+        if self.history is None:
+            self.history = loaded.history
+        self._update_header()
+
+    def _post_updates(self, events: list[TaskEvent], frames: list[Frame]) -> None:
         """One message per flush, events and frames together, so the screen repaints once."""
-        events = [item for item in updates if isinstance(item, TaskEvent)]
-        frames = [item for item in updates if isinstance(item, Frame)]
         self.post_message(TaskEventsArrived(events, frames))
 
     @on(Worker.StateChanged)
@@ -255,6 +295,8 @@ class TaskscopeApp(App[int]):
         self._update_header()
         self.refresh_bindings()
         if self.remember_tasks:
+            from app.tui.known_tasks import KnownTasks
+
             self.known = KnownTasks(message.info.server_key)
             self._resume_known()
         capabilities = message.info.capabilities
@@ -273,10 +315,12 @@ class TaskscopeApp(App[int]):
 
     @on(TaskEventsArrived)
     def _apply_events(self, message: TaskEventsArrived) -> None:
+        """Apply a batch; redraw the list if it changed, else the clock cells if a tick asked."""
         if self._source_closed or not self.is_running:  # a batch queued behind the teardown
             return
         if message.frames:
             self._add_frames(message.frames)
+        clock_due, self._clock_due = self._clock_due, False
         changed = False
         for event in message.events:
             if event.input_request is not None and not event.task_id:
@@ -290,6 +334,8 @@ class TaskscopeApp(App[int]):
         if changed:
             self._refresh_view()
             self._refresh_inbox()
+        elif clock_due:
+            self._redraw_clock()
 
     def _with_known_tool(self, event: TaskEvent) -> TaskEvent:
         """Put back the tool name remembered for an adopted task (tasks/get does not carry it)."""
@@ -351,7 +397,10 @@ class TaskscopeApp(App[int]):
         self._answer(request)
 
     def _add_frames(self, frames: Sequence[Frame]) -> None:
-        self.query_one(RpcLog).add_frames(frames)
+        """Keep the frames for the RPC log, and show them if the log has been opened."""
+        self._frames.extend(frames)
+        if self._rpc_log is not None:
+            self._rpc_log.add_frames(frames)
 
     # ------------------------------------------------------------------ rendering
 
@@ -370,16 +419,36 @@ class TaskscopeApp(App[int]):
     def _show_selected(self) -> None:
         selected = self.table.selected_task_id
         self._selected = selected
-        self.detail.watched = self.tasks.get(selected) if selected is not None else None
+        self._show_in_detail(self.tasks.get(selected) if selected is not None else None)
+
+    def _show_in_detail(self, watched: WatchedTask | None) -> None:
+        """Show `watched` in the detail pane, building the pane when a task is first shown."""
+        detail = self._detail
+        if detail is None:
+            if watched is None:
+                return
+            from widgets.task_detail import TaskDetail
+
+            detail = self._detail = TaskDetail(id="task-detail")
+            pane = self.query_one("#detail", Container)
+            pane.query_one("#detail-hint").remove()
+            pane.mount(detail)
+        detail.watched = watched
 
     def _tick(self) -> None:
-        """Redraw the clock cells and the connection state (not once the App is closing).
-
-        The clock cells are skipped when a batch of events redrew the table within the last tick,
-        so the table repaints at most as often as the event batches (four a second) under load.
-        """
+        """Ask for the clock cells and the connection state to be redrawn on the next flush of
+        the batcher, so ticks and event batches together redraw the table at most four times a
+        second (not once the App is closing)."""
         if self._source_closed or not self.is_running:  # the screens may be torn down
             return
+        self._clock_due = True
+        self._updates.poke()
+
+    def _redraw_clock(self) -> None:
+        """Redraw the clock cells and the connection state.
+
+        The clock cells are skipped when a batch of events redrew the table within the last tick.
+        """
         recently = time.monotonic() - self._table_synced_at < self.tick_interval * 0.9
         if self.tasks.tasks and not recently:
             self.table.sync(self.tasks.tasks, self.shown_ids(), self.clock(), self.marked)
@@ -410,11 +479,9 @@ class TaskscopeApp(App[int]):
     @on(TaskTable.TaskSelected)
     def _selection_moved(self, event: TaskTable.TaskSelected) -> None:
         self._selected = event.task_id
-        try:
-            detail = self.detail
-        except NoMatches:  # the screen is being torn down
+        if self._source_closed or not self.is_running:  # the screen is being torn down
             return
-        detail.watched = self.tasks.get(event.task_id) if event.task_id else None
+        self._show_in_detail(self.tasks.get(event.task_id) if event.task_id else None)
 
     @on(TaskTable.TaskChosen, "#tasks")
     def _row_chosen(self, event: TaskTable.TaskChosen) -> None:
@@ -498,6 +565,9 @@ class TaskscopeApp(App[int]):
         self._sync_count += 1
         task_id = f"sync-{self._sync_count}"
         self._synthetic.add(task_id)
+        from app.engine.events import TaskEvent
+        from app.engine.models import Task
+
         extension = self.info is not None and self.info.capabilities.wire == "extension"
         task = Task(
             task_id=task_id,
@@ -644,6 +714,8 @@ class TaskscopeApp(App[int]):
     # ------------------------------------------------------------------ copy, save, export
 
     def action_copy_json(self) -> None:
+        from app.tui.export import tasks_json
+
         targets = self._targets()
         if not targets:
             return
@@ -652,6 +724,8 @@ class TaskscopeApp(App[int]):
         self.notify(f"Copied the JSON of {count} task{'s' if count != 1 else ''} (OSC 52)")
 
     def action_save_json(self) -> None:
+        from app.tui.export import default_path, tasks_json
+
         targets = self._targets()
         if targets:
             self._save(tasks_json(targets), default_path("taskscope-tasks", self.clock()))
@@ -659,6 +733,7 @@ class TaskscopeApp(App[int]):
     def action_export_tasks(self) -> None:
         """Export the marked (or selected) tasks' lives: Markdown, or JSON for a `.json` path."""
         from app.engine.export import export_file_name, render, task_lives
+        from app.tui.export import default_path, export_json
         from widgets.confirm import TextPrompt
 
         task_ids = [watched.task_id for watched in self._targets()]
@@ -695,6 +770,8 @@ class TaskscopeApp(App[int]):
 
     @work(group="actions", exit_on_error=False, name="save")
     async def _write_file(self, path: str, text: str) -> None:
+        from app.tui.export import write_json
+
         try:
             written = await asyncio.to_thread(write_json, path, text)
         except OSError as exc:
@@ -705,10 +782,22 @@ class TaskscopeApp(App[int]):
     # ------------------------------------------------------------------ filter, sort, pause
 
     def action_filter(self) -> None:
-        bar = self.query_one("#filter-bar", Input)
-        bar.value = self.filter_query
-        bar.display = True
+        """Open the filter bar (mounted the first time) on the current query."""
+        bar = self._filter_bar()
+        if bar is None:
+            bar = Input(self.filter_query, placeholder=FILTER_HINT, id="filter-bar")
+            self.mount(bar, before=self.query_one(Footer))
+        else:
+            bar.value = self.filter_query
+            bar.display = True
         bar.focus()
+
+    def _filter_bar(self) -> Input | None:
+        """The filter bar, or None before it is first opened."""
+        try:
+            return self.query_one("#filter-bar", Input)
+        except NoMatches:
+            return None
 
     @on(Input.Changed, "#filter-bar")
     def _filter_typed(self, event: Input.Changed) -> None:
@@ -719,8 +808,9 @@ class TaskscopeApp(App[int]):
         self._close_filter_bar()
 
     def _close_filter_bar(self) -> None:
-        bar = self.query_one("#filter-bar", Input)
-        bar.display = False
+        bar = self._filter_bar()
+        if bar is not None:
+            bar.display = False
         self.table.focus()
 
     def _set_filter(self, query: str, *, faults_only: bool) -> None:
@@ -849,6 +939,12 @@ class TaskscopeApp(App[int]):
     # ------------------------------------------------------------------ panes
 
     def action_toggle_log(self) -> None:
+        """Show or hide the RPC log; it is built the first time, from the frames kept so far."""
+        if self._rpc_log is None:
+            from widgets.rpc_log import RpcLog
+
+            self._rpc_log = RpcLog(self._frames, max_frames=RPC_LOG_FRAMES, id="rpc-log")
+            self.mount(self._rpc_log, before=self.query_one(Footer))
         self.screen.toggle_class("-show-rpc")
 
     def action_toggle_zoom(self) -> None:
@@ -856,7 +952,8 @@ class TaskscopeApp(App[int]):
 
     def action_show_frame(self) -> None:
         """Open the detail's Raw tab: a violation's offending frame, else the last frame."""
-        self.detail.show_tab("raw")
+        if self._detail is not None:
+            self._detail.show_tab("raw")
 
     def action_toggle_help(self) -> None:
         from textual.widgets import HelpPanel
@@ -872,8 +969,8 @@ class TaskscopeApp(App[int]):
         """Escape in the filter bar clears the filter; elsewhere it clears the marks."""
         if event.key != "escape":
             return
-        bar = self.query_one("#filter-bar", Input)
-        if bar.has_focus:
+        bar = self._filter_bar()
+        if bar is not None and bar.has_focus:
             event.stop()
             bar.value = ""
             self._set_filter("", faults_only=self.task_filter.faults_only)
@@ -893,6 +990,7 @@ class TaskscopeApp(App[int]):
         if self._source_closed:
             return
         self._source_closed = True
+        self._updates.cancel()
         self.workers.cancel_group(self, "engine")
         await self.source.close()
 

@@ -1,14 +1,15 @@
 """Messages the engine worker posts to the App, and the batcher that paces them.
 
-Task events are deltas: they are batched (at most about four flushes a second) but never
-coalesced away. Frames for the RPC log ride in the same batches.
+Task events are deltas: they are batched (at most four flushes a second) but never coalesced
+away. Frames for the RPC log ride in the same batches, and the App's clock asks for a flush too
+(`poke`), so everything that redraws the task table keeps one cadence.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
@@ -16,8 +17,6 @@ if TYPE_CHECKING:  # annotations only: the App's first frame does not load the e
     from app.engine.events import TaskEvent
     from app.engine.rpc_types import Frame
     from app.tui.source import SourceInfo
-
-T = TypeVar("T")
 
 FLUSH_INTERVAL_S = 0.25
 
@@ -57,25 +56,40 @@ class CancelAcknowledged(Message):
         self.at = at
 
 
-class Batcher(Generic[T]):
-    """Collects items and hands them to `flush` in batches, at most once per `interval` seconds.
+class Batcher:
+    """Collects events and frames and hands them to `flush` together, at most once per
+    `interval` seconds.
 
     The first item after a quiet spell is flushed on the next loop turn, so a single event shows
-    at once; a burst is gathered until the interval has passed. Call from the event loop only.
+    at once; a burst is gathered until the interval has passed. `poke` asks for a flush with or
+    without items (the App's clock), on the same cadence. Call from the event loop only.
     """
 
     def __init__(
-        self, flush: Callable[[list[T]], None], interval: float = FLUSH_INTERVAL_S
+        self,
+        flush: Callable[[list[TaskEvent], list[Frame]], None],
+        interval: float = FLUSH_INTERVAL_S,
     ) -> None:
         self._flush = flush
         self._interval = interval
-        self._items: list[T] = []
+        self._events: list[TaskEvent] = []
+        self._frames: list[Frame] = []
         self._handle: asyncio.TimerHandle | asyncio.Handle | None = None
         self._last_flush = float("-inf")
 
-    def add(self, item: T) -> None:
-        """Queue one item; schedules a flush if none is pending."""
-        self._items.append(item)
+    def add_event(self, event: TaskEvent) -> None:
+        """Queue one task event; schedules a flush if none is pending."""
+        self._events.append(event)
+        self.poke()
+
+    def add_frame(self, frame: Frame) -> None:
+        """Queue one frame for the RPC log; schedules a flush if none is pending."""
+        self._frames.append(frame)
+        self.poke()
+
+    def poke(self) -> None:
+        """Schedule a flush (even of nothing) if none is pending: at once after a quiet spell,
+        else one interval after the last flush."""
         if self._handle is not None:
             return
         loop = asyncio.get_running_loop()
@@ -88,13 +102,14 @@ class Batcher(Generic[T]):
     def _run(self) -> None:
         self._handle = None
         self._last_flush = asyncio.get_running_loop().time()
-        items, self._items = self._items, []
-        if items:
-            self._flush(items)
+        events, self._events = self._events, []
+        frames, self._frames = self._frames, []
+        self._flush(events, frames)
 
     def cancel(self) -> None:
         """Drop anything queued and the pending flush."""
         if self._handle is not None:
             self._handle.cancel()
             self._handle = None
-        self._items = []
+        self._events = []
+        self._frames = []

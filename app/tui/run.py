@@ -2,20 +2,24 @@
 `taskscope replay FILE`.
 
 The CLI builds `TuiOptions` from its own target flags and calls `run_tui`; Textual is imported
-only here, so headless commands never pay for it.
+only here, so headless commands never pay for it. The live engine is imported and built after
+the App's first frame (`LiveLoader`), so the UI is on screen at once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from app.engine.negotiate import EraPreference
-from app.engine.reconnect import DEFAULT_ATTEMPTS, ReconnectPolicy
-from app.engine.recorder import Recorder, redactor_for
-from app.engine.replay import Recording
-from app.engine.targets import Target
+from app.engine.reconnect import DEFAULT_ATTEMPTS
+
+if TYPE_CHECKING:
+    from app.engine.negotiate import EraPreference
+    from app.engine.recorder import Recorder
+    from app.engine.replay import Recording
+    from app.engine.targets import Target
+    from app.tui.loading import LoadedSource
 
 
 @dataclass(frozen=True)
@@ -34,29 +38,56 @@ class TuiOptions:
     """How often to reconnect after the connection is lost (`--reconnect-attempts`)."""
 
 
+class LiveLoader:
+    """Builds the live source (and its in-memory recorder) for `options`, once, in the App's
+    loader thread; remembers the recorder so `run_tui` can close it."""
+
+    def __init__(self, options: TuiOptions) -> None:
+        self.options = options
+        self.recorder: Recorder | None = None
+
+    def load(self) -> LoadedSource:
+        """Import the engine and build the source; called once, off the event loop."""
+        from app.engine.reconnect import ReconnectPolicy
+        from app.engine.recorder import Recorder, redactor_for
+        from app.tui.live import LiveSource
+        from app.tui.loading import LoadedSource
+
+        options = self.options
+        recorder = options.recorder or Recorder(
+            redactor_for(options.target, options.redact), None, face="tui"
+        )
+        self.recorder = recorder
+        source = LiveSource(
+            options.target,
+            era=options.era,
+            expected_wire=options.expected_wire,
+            redact=options.redact,
+            readonly=options.readonly,
+            recorder=recorder,
+            policy=ReconnectPolicy(attempts=options.reconnect_attempts),
+        )
+        return LoadedSource(source, recorder.history)
+
+    def close(self) -> None:
+        """Close the recorder: the one `load` made, else the `--record` one it was given."""
+        recorder = self.recorder or self.options.recorder
+        if recorder is not None:
+            recorder.close()
+
+
 def run_tui(options: TuiOptions) -> int:
     """Run the App until the user quits; the exit code (0, or 1 when it could not start)."""
     from app.tui.app import TaskscopeApp
     from app.tui.config import load_config
-    from app.tui.live import LiveSource
+    from app.tui.loading import DeferredSource
 
-    recorder = options.recorder or Recorder(
-        redactor_for(options.target, options.redact), None, face="tui"
-    )
-    source = LiveSource(
-        options.target,
-        era=options.era,
-        expected_wire=options.expected_wire,
-        redact=options.redact,
-        readonly=options.readonly,
-        recorder=recorder,
-        policy=ReconnectPolicy(attempts=options.reconnect_attempts),
-    )
-    app = TaskscopeApp(source, config=load_config(), roots=options.roots, history=recorder.history)
+    loader = LiveLoader(options)
+    app = TaskscopeApp(DeferredSource(loader.load), config=load_config(), roots=options.roots)
     try:
         code = app.run()
     finally:
-        recorder.close()
+        loader.close()
     return code if isinstance(code, int) else 0
 
 

@@ -1,0 +1,99 @@
+"""A source built after the App's first frame: the recipe (`DeferredSource`) and the stand-in the
+App holds while the engine modules load (`LoadingSource`).
+
+Importing the engine (pydantic, the connection, the adapters) takes longer than drawing the UI, so
+`run_tui` hands the App a recipe instead of a built source; the App draws, then runs the recipe in
+a worker thread and connects on its event loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from app.tui.source import SourceUnavailable, TaskSource
+
+if TYPE_CHECKING:
+    from app.engine.adapter import CreateOutcome
+    from app.engine.models import InputRequest
+    from app.engine.recording import Entry
+    from app.tui.source import ConnectionState, EventSink, FrameSink, SourceInfo, ToolInfo
+
+History = Callable[[], "Sequence[Entry]"]
+"""The recorded session, events and actions that `e` exports from."""
+
+STILL_LOADING = "the engine is still loading; try again in a moment"
+
+
+@dataclass(frozen=True)
+class LoadedSource:
+    """What a `DeferredSource` builds: the source, and the history `e` exports from (or None)."""
+
+    source: TaskSource
+    history: History | None = None
+
+
+@dataclass(frozen=True)
+class DeferredSource:
+    """How to build the App's source once its first frame is on screen.
+
+    `load` runs in a worker thread: it may import modules and build objects, but must not touch
+    the event loop (the App connects the source on the loop afterwards).
+    """
+
+    load: Callable[[], LoadedSource]
+
+
+class LoadingSource:
+    """The App's `TaskSource` while the real one loads: state `loading`, every verb refused."""
+
+    async def connect(self, on_event: EventSink, on_frame: FrameSink) -> SourceInfo:
+        raise SourceUnavailable(STILL_LOADING)
+
+    async def run(self) -> None:
+        raise SourceUnavailable(STILL_LOADING)
+
+    def connection_state(self) -> ConnectionState:
+        return "loading"
+
+    def connection_note(self) -> str | None:
+        return None
+
+    async def list_tools(self) -> Sequence[ToolInfo]:
+        raise SourceUnavailable(STILL_LOADING)
+
+    async def create(
+        self, tool: str, arguments: dict[str, Any], *, ttl_ms: int | None, as_task: bool
+    ) -> CreateOutcome:
+        raise SourceUnavailable(STILL_LOADING)
+
+    async def cancel(self, task_id: str) -> None:
+        raise SourceUnavailable(STILL_LOADING)
+
+    async def list_tasks(self) -> int:
+        raise SourceUnavailable(STILL_LOADING)
+
+    def adopt(self, task_id: str) -> bool:
+        raise SourceUnavailable(STILL_LOADING)
+
+    def forget(self, task_id: str) -> bool:
+        return False
+
+    def poll_now(self, task_id: str) -> bool:
+        return False
+
+    def set_paused(self, paused: bool) -> None:
+        raise SourceUnavailable(STILL_LOADING)
+
+    async def answer(self, request: InputRequest, response: dict[str, Any]) -> None:
+        raise SourceUnavailable(STILL_LOADING)
+
+    async def reject(self, request: InputRequest) -> bool:
+        raise SourceUnavailable(STILL_LOADING)
+
+    def staged_answer(self, request: InputRequest) -> dict[str, Any] | None:
+        return None
+
+    async def close(self) -> None:
+        return None
