@@ -24,7 +24,6 @@ from widgets.arguments_form import ArgumentsForm
 from widgets.confirm import ConfirmModal
 from widgets.header_bar import HeaderBar
 from widgets.input_form import InputForm
-from widgets.rpc_log import RpcLog
 from widgets.tool_picker import ToolPicker
 
 pytestmark = pytest.mark.timeout(90)
@@ -209,6 +208,6 @@ async def test_tui_hides_mutating_bindings_and_refuses_in_the_engine(extension_u
         with pytest.raises(SourceUnavailable):
             await app.source.answer(task.input_requests[0], {"action": "decline"})
         await pilot.pause(0.5)
-        out = {f.method for f in app.query_one(RpcLog).frames if f.direction == "out"}
+        out = {f.method for f in app.rpc_frames if f.direction == "out"}
         assert "tasks/get" in out and not MUTATING & out
         assert only_task(app).status == "input_required"

@@ -28,7 +28,6 @@ from tests.tui_helpers import SIZE, connected, only_task, stdio_target, wait_for
 from widgets.arguments_form import CreateRequest
 from widgets.confirm import TextPrompt
 from widgets.header_bar import HeaderBar
-from widgets.rpc_log import RpcLog
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -87,7 +86,7 @@ async def test_a_recorded_tui_session_replays_to_the_same_tasks_and_rpc_log(
         await wait_for(pilot, lambda: only_task(live).settled)
         await pilot.pause(0.6)  # the last batch of events and frames is posted
         live_tasks = comparable(live.tasks.tasks)
-        live_frames = live.query_one(RpcLog).frames
+        live_frames = live.rpc_frames
         exported = tmp_path / "life.json"
         await pilot.press("e")
         await wait_for(pilot, lambda: isinstance(live.screen, TextPrompt))
@@ -108,11 +107,12 @@ async def test_a_recorded_tui_session_replays_to_the_same_tasks_and_rpc_log(
         history=lambda: recording.entries,
     )
     async with replay.run_test(size=SIZE) as pilot:
-        log = replay.query_one(RpcLog)
-        await wait_for(pilot, lambda: len(log.frames) >= len(live_frames) and replay.tasks.tasks)
+        await wait_for(
+            pilot, lambda: len(replay.rpc_frames) >= len(live_frames) and replay.tasks.tasks
+        )
         await pilot.pause(0.6)
         assert comparable(replay.tasks.tasks) == live_tasks
-        assert log.frames[: len(live_frames)] == live_frames
+        assert replay.rpc_frames[: len(live_frames)] == live_frames
         header = replay.query_one(HeaderBar).header_text().plain
         assert "▶ replay" in header and "read-only" in header
         assert "taskscope-demo-extension" in header
@@ -142,8 +142,8 @@ def test_replay_of_a_fixed_recording_at_120x36(snap_compare: Any, utc: None) -> 
     )
 
     async def replayed(pilot: Any) -> None:
-        log = app.query_one(RpcLog)
-        await wait_for(pilot, lambda: len(log.frames) == len(recording.frames) and app.tasks.tasks)
+        frames = len(recording.frames)
+        await wait_for(pilot, lambda: len(app.rpc_frames) == frames and app.tasks.tasks)
         await wait_for(pilot, lambda: only_task(app).settled)
         await pilot.press("L")
         await pilot.pause(0.3)
