@@ -25,6 +25,7 @@ from app.engine.form_model import FieldSpec, FormSpec
 from app.engine.sanitize import clean_text, one_line, safe_text
 from app.engine.schema_form import UnsupportedSchema, parse_schema
 from app.tui.source import ToolInfo
+from widgets.css_paths import MODALS_CSS
 from widgets.input_form import (
     FormField,
     checked_content,
@@ -70,6 +71,7 @@ def form_spec(schema: dict[str, Any]) -> tuple[FormSpec | None, str | None]:
 class ArgumentsForm(ModalScreen[CreateRequest | None]):
     """Fill in a tool's arguments and run it; dismisses with a `CreateRequest` or None."""
 
+    CSS_PATH = MODALS_CSS
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="arguments-close"),
         Binding("ctrl+s", "run", "Run", id="arguments-run"),

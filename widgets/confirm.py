@@ -16,10 +16,13 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
+from widgets.css_paths import MODALS_CSS
+
 
 class ConfirmModal(ModalScreen[bool]):
     """Asks one question; `y`/enter on Yes confirms, `n`/escape declines."""
 
+    CSS_PATH = MODALS_CSS
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,n", "decline", "No", id="confirm-no"),
         Binding("y", "confirm", "Yes", id="confirm-yes"),
@@ -57,6 +60,7 @@ class ConfirmModal(ModalScreen[bool]):
 class TextPrompt(ModalScreen[str | None]):
     """Asks for one line of text; enter submits (blank is refused), escape gives None."""
 
+    CSS_PATH = MODALS_CSS
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "dismiss_none", "Cancel", id="prompt-cancel"),
     ]

@@ -38,6 +38,7 @@ class JsonView(Tree[JsonChildren | None]):
     DEFAULT_CSS = """
     JsonView {
         height: 1fr;
+        background: $surface;
     }
     """
 

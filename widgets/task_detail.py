@@ -339,6 +339,7 @@ class TextPager(ScrollView, can_focus=True):
     DEFAULT_CSS = """
     TextPager {
         height: 1fr;
+        background: $surface;
     }
     """
 
@@ -398,6 +399,16 @@ class TaskDetail(Widget):
     DEFAULT_CSS = """
     TaskDetail {
         height: 1fr;
+        & TabPane {
+            padding: 0 1;
+        }
+        & #raw-normalized, & #raw-frame {
+            width: 1fr;
+        }
+        & #raw-frame {
+            border-left: vkey $foreground 20%;
+            padding-left: 1;
+        }
     }
     """
 

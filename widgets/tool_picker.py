@@ -20,6 +20,7 @@ from textual.widgets.option_list import Option
 
 from app.engine.sanitize import one_line
 from app.tui.source import ToolInfo
+from widgets.css_paths import MODALS_CSS
 
 NAME_WIDTH = 24
 DESCRIPTION_WIDTH = 60
@@ -44,6 +45,7 @@ def tool_label(tool: ToolInfo) -> Text:
 class ToolPicker(ModalScreen[ToolInfo | None]):
     """The tool list with a search box; up/down move, enter picks, escape closes."""
 
+    CSS_PATH = MODALS_CSS
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="picker-close"),
         Binding("down", "move(1)", "Next", show=False, id="picker-down"),

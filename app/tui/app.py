@@ -103,7 +103,7 @@ def describe(exc: BaseException) -> str:
 class TaskscopeApp(App[int]):
     """A live inspector of MCP Tasks on one server (or one recording)."""
 
-    CSS_PATH: ClassVar[list[str | PurePath]] = [STYLES / "app.tcss", STYLES / "tui.tcss"]
+    CSS_PATH: ClassVar[list[str | PurePath]] = [STYLES / "app.tcss"]
     BINDINGS: ClassVar[list[BindingType]] = APP_BINDINGS
     COMMANDS = App.COMMANDS | {TaskCommands}
     TITLE = "taskscope"
