@@ -233,3 +233,24 @@ async def test_play_waits_the_recorded_gaps_divided_by_speed_and_skips_session_g
     slept.clear()
     await play(entries, lambda _f: None, lambda _e: None, speed=None, sleep=sleep)
     assert slept == []
+
+
+def test_history_without_a_file_equals_the_history_written_with_one() -> None:
+    kept = Recorder(
+        redactor_for(url_target("http://127.0.0.1:1/mcp", [], SECRET, "streamable")),
+        None,
+        face="tui",
+        clock=lambda: 1.0,
+    )
+    written = Recorder(
+        redactor_for(url_target("http://127.0.0.1:1/mcp", [], SECRET, "streamable")),
+        io.StringIO(),
+        face="tui",
+        clock=lambda: 1.0,
+    )
+    echoed = TASK.model_copy(update={"result": {"echo": f"Bearer {SECRET}"}})
+    for recorder in (kept, written):
+        recorder.event(an_event("transition"))
+        recorder.event(TaskEvent("result", "t-1", echoed, 5.0, "poll"))
+    assert kept.history() == written.history()
+    assert SECRET not in repr(kept.history())
