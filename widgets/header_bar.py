@@ -95,7 +95,7 @@ class HeaderBar(Static):
     state: reactive[HeaderState | None] = reactive(None, init=False)
 
     def watch_state(self) -> None:
-        self.update(self.header_text())
+        self.update(self.header_text(), layout=False)  # always two lines: no layout pass
 
     def _style(self, variable: str) -> Style:
         return theme_style(self.app.theme_variables, variable, bold=True)

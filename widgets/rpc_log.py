@@ -120,6 +120,13 @@ class RpcLog(ScrollView, can_focus=True):
             self.scroll_to(y=max(self.scroll_y - dropped, 0), animate=False, immediate=True)
         self.refresh()
 
+    def set_frames(self, frames: Iterable[Frame]) -> None:
+        """Replace the frames kept with `frames` (the newest `max_frames` of them), e.g. to catch
+        up after being hidden, and land on the newest while following."""
+        self._frames.clear()
+        self._end_pending = True
+        self.add_frames(frames)
+
     def on_resize(self, _event: events.Resize) -> None:
         """Shown (or resized) while following: land on the newest line, not the oldest."""
         if self.follow and self._at_end_when_fed:

@@ -322,6 +322,15 @@ def _tab_key(tab: DetailTab, watched: WatchedTask | None) -> object:
     return watched.timeline
 
 
+def _update_body(body: Static, content: Table | Text | str) -> None:
+    """Show `content` in a tab's body, laying the screen out again only if the body's height
+    changes: a layout pass re-arranges every widget, which repaints the task table too."""
+    body.update(content, layout=False)
+    size = body.content_size
+    if not size.width or body.get_content_height(size, size, size.width) != size.height:
+        body.refresh(layout=True)
+
+
 def _same(left: object, right: object) -> bool:
     try:
         return left is right or bool(left == right)
@@ -491,15 +500,15 @@ class TaskDetail(Widget):
         if tab == "json":
             self.query_one(JsonView).load(None)
         elif tab == "raw":
-            self.query_one("#raw-normalized-body", Static).update(hint)
-            self.query_one("#raw-frame-body", Static).update("")
+            _update_body(self.query_one("#raw-normalized-body", Static), hint)
+            _update_body(self.query_one("#raw-frame-body", Static), "")
         elif tab == "result":
             self.query_one("#result-body", TextPager).update(hint)
         else:
-            self.query_one(f"#{tab}-body", Static).update(hint)
+            _update_body(self.query_one(f"#{tab}-body", Static), hint)
 
     def _render_overview(self, watched: WatchedTask) -> None:
-        self.query_one("#overview-body", Static).update(overview_table(watched))
+        _update_body(self.query_one("#overview-body", Static), overview_table(watched))
 
     def _render_result(self, watched: WatchedTask) -> None:
         self.query_one("#result-body", TextPager).update(result_text(watched.task))
@@ -517,8 +526,8 @@ class TaskDetail(Widget):
             if isinstance(payload, str)
             else json_text(payload)
         )
-        self.query_one("#raw-normalized-body", Static).update(normalized)
-        self.query_one("#raw-frame-body", Static).update(raw)
+        _update_body(self.query_one("#raw-normalized-body", Static), normalized)
+        _update_body(self.query_one("#raw-frame-body", Static), raw)
 
     def _render_timeline(self, watched: WatchedTask) -> None:
-        self.query_one("#timeline-body", Static).update(timeline_text(watched))
+        _update_body(self.query_one("#timeline-body", Static), timeline_text(watched))

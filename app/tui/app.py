@@ -157,6 +157,8 @@ class TaskscopeApp(App[int]):
         """Paces everything that redraws the table: event batches and the clock."""
         self._clock_due = False
         self._rpc_log: RpcLog | None = None
+        self._rpc_log_behind = False
+        """Frames arrived while the RPC log was hidden; it catches up when shown."""
         self._detail: TaskDetail | None = None
         self._use_theme()
 
@@ -243,12 +245,16 @@ class TaskscopeApp(App[int]):
     async def _run_engine(self) -> None:
         """Load the source if it is deferred, connect it and run its poller for as long as the
         App lives."""
+        if self._source_closed:  # the App left before its first frame was painted
+            return
         if self._deferred is not None:
             try:
                 await self._load_source(self._deferred)
             except Exception as exc:
                 self.post_message(SourceFailed(describe(exc)))
                 return
+        if self._source_closed:  # the App is leaving (maybe while the engine loaded)
+            return
         try:
             info = await self.source.connect(self._updates.add_event, self._updates.add_frame)
         except Exception as exc:
@@ -261,6 +267,9 @@ class TaskscopeApp(App[int]):
         """Import the engine and build the source in a thread, so the UI stays responsive."""
         loaded = await asyncio.to_thread(deferred.load)
         self._deferred = None
+        if self._source_closed:  # left while loading: the new source is never opened
+            await loaded.source.close()
+            return
         self.source = loaded.source
         if self.history is None:
             self.history = loaded.history
@@ -397,10 +406,14 @@ class TaskscopeApp(App[int]):
         self._answer(request)
 
     def _add_frames(self, frames: Sequence[Frame]) -> None:
-        """Keep the frames for the RPC log, and show them if the log has been opened."""
+        """Keep the frames for the RPC log, and show them if the log is on screen (a hidden log
+        catches up when shown again, so it never costs a layout pass while hidden)."""
         self._frames.extend(frames)
-        if self._rpc_log is not None:
+        if self._rpc_log_shown():
+            assert self._rpc_log is not None
             self._rpc_log.add_frames(frames)
+        else:
+            self._rpc_log_behind = True
 
     # ------------------------------------------------------------------ rendering
 
@@ -944,8 +957,17 @@ class TaskscopeApp(App[int]):
             from widgets.rpc_log import RpcLog
 
             self._rpc_log = RpcLog(self._frames, max_frames=RPC_LOG_FRAMES, id="rpc-log")
+            self._rpc_log_behind = False
             self.mount(self._rpc_log, before=self.query_one(Footer))
         self.screen.toggle_class("-show-rpc")
+        if self._rpc_log_behind and self._rpc_log_shown():
+            self._rpc_log.set_frames(self._frames)
+            self._rpc_log_behind = False
+
+    def _rpc_log_shown(self) -> bool:
+        """Whether the RPC log has been built and its screen shows it."""
+        log = self._rpc_log
+        return log is not None and log.screen.has_class("-show-rpc")
 
     def action_toggle_zoom(self) -> None:
         self.screen.toggle_class("-zoom-detail")
