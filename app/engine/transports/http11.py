@@ -32,9 +32,11 @@ from app.engine.transports.http_framing import (
 MAX_CONNECTIONS = 12
 MAX_DETACHED = 100
 DETACH_AFTER_S = 1.0
-KEEPALIVE_EXPIRY_S = 5.0
+KEEPALIVE_EXPIRY_S = 4.0
+"""Idle connections older than this are closed, not reused: servers commonly close theirs after
+5 s (uvicorn), and reusing one just as it closes costs a failed request."""
 READ_CHUNK = 65536
-MAX_HEAD_BYTES = 100 * 1024
+"""Bytes read at a time; also the longest status, header or chunk-size line accepted."""
 USER_AGENT = "taskscope"
 _PATH_SAFE = "/%:@!$&'()*+,;=~-._"
 
