@@ -1,4 +1,4 @@
-"""A lean HTTP/1.1 client: an asyncio keep-alive connection pool per origin (`http_framing`).
+"""A lean HTTP/1.1 client: a bounded asyncio keep-alive pool per origin (`http11_connection`).
 
 httpx, httpcore and anyio cost about a millisecond of CPU per request; this pool costs a small
 fraction of that, so a thousand polls a second fit in a fraction of a core. Requests wait for a
@@ -14,261 +14,42 @@ import contextlib
 import os
 import ssl
 from collections import deque
-from collections.abc import AsyncIterator, Coroutine, Mapping
+from collections.abc import Coroutine, Mapping
 from types import TracebackType
-from typing import Literal
 from urllib.parse import quote, unquote, urlsplit
 
-from app.engine.transports.http_framing import (
-    BodyKind,
-    FramingError,
-    body_framing,
-    chunk_size,
-    encode_request,
-    parse_header_line,
-    parse_status_line,
+from app.engine.transports.http11_connection import (
+    READ_CHUNK,
+    ConnectError,
+    ConnectTimeout,
+    Http11Connection,
+    Http11Response,
+    HttpError,
+    LocalProtocolError,
+    NotSent,
+    PoolClosed,
+    ReadError,
+    RemoteProtocolError,
 )
+from app.engine.transports.http_framing import FramingError, encode_request
+
+__all__ = [
+    "ConnectError",
+    "ConnectTimeout",
+    "Http11Client",
+    "Http11Response",
+    "HttpError",
+    "LocalProtocolError",
+    "PoolClosed",
+    "ReadError",
+    "RemoteProtocolError",
+]
 
 MAX_CONNECTIONS = 12
 MAX_DETACHED = 100
 DETACH_AFTER_S = 1.0
-KEEPALIVE_EXPIRY_S = 4.0
-"""Idle connections older than this are closed, not reused: servers commonly close theirs after
-5 s (uvicorn), and reusing one just as it closes costs a failed request."""
-READ_CHUNK = 65536
-"""Bytes read at a time; also the longest status, header or chunk-size line accepted."""
 USER_AGENT = "taskscope"
 _PATH_SAFE = "/%:@!$&'()*+,;=~-._"
-
-
-class HttpError(Exception):
-    """An exchange failed below HTTP semantics: connecting, writing, reading or framing."""
-
-
-class ConnectError(HttpError):
-    """No connection could be opened (refused, unreachable, name or TLS failure)."""
-
-
-class ConnectTimeout(HttpError):
-    """Opening a connection took longer than the connect timeout."""
-
-
-class WriteError(HttpError):
-    """The request could not be written."""
-
-
-class WriteTimeout(HttpError):
-    """Writing the request took longer than the write timeout."""
-
-
-class ReadError(HttpError):
-    """The connection failed while the response was read."""
-
-
-class RemoteProtocolError(HttpError):
-    """The server broke HTTP/1.1 framing or closed the connection mid-response."""
-
-
-class LocalProtocolError(HttpError):
-    """The request itself cannot be sent (an illegal header name or value)."""
-
-
-class PoolClosed(HttpError):
-    """The client was closed while the request waited or ran."""
-
-
-class Http11Response:
-    """The head of a response, and its body read once: whole (`aread`) or as it arrives."""
-
-    __slots__ = ("_connection", "headers", "reason_phrase", "status_code")
-
-    def __init__(
-        self, connection: _Connection, status_code: int, reason: str, headers: dict[str, str]
-    ) -> None:
-        self.status_code = status_code
-        self.reason_phrase = reason
-        self.headers: Mapping[str, str] = headers
-        self._connection = connection
-
-    @property
-    def complete(self) -> bool:
-        """Whether the whole body has been read."""
-        return self._connection.body == "done"
-
-    async def aread(self) -> bytes:
-        """The whole body."""
-        connection = self._connection
-        if connection.body == "length":
-            return await connection.read_exactly_rest()
-        parts = []
-        while chunk := await connection.body_chunk():
-            parts.append(chunk)
-        return b"".join(parts)
-
-    async def aiter_bytes(self) -> AsyncIterator[bytes]:
-        """Body bytes as they arrive (chunked, Content-Length or close-delimited framing)."""
-        connection = self._connection
-        while chunk := await connection.body_chunk():
-            yield chunk
-
-
-class _Connection:
-    """One keep-alive HTTP/1.1 connection: an asyncio stream pair and where its response is."""
-
-    __slots__ = (
-        "body",
-        "detached",
-        "idle_since",
-        "keep_alive",
-        "reader",
-        "received",
-        "remaining",
-        "reused",
-        "timer",
-        "writer",
-    )
-
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.reader = reader
-        self.writer = writer
-        self.reused = False
-        self.received = False
-        self.idle_since = 0.0
-        self.detached = False
-        self.timer: asyncio.TimerHandle | None = None
-        self.body: BodyKind | Literal["done"] = "done"
-        self.remaining = 0
-        self.keep_alive = False
-
-    def alive(self, now: float) -> bool:
-        """Whether an idle connection may carry another request (not expired, not closed)."""
-        return (
-            now - self.idle_since < KEEPALIVE_EXPIRY_S
-            and not self.writer.transport.is_closing()
-            and not self.reader.at_eof()
-            and self.reader.exception() is None
-        )
-
-    async def send(self, request: bytes, write_timeout: float) -> None:
-        """Write one request; raises `_NotSent` when the connection was closed before a byte."""
-        self.received = False
-        transport = self.writer.transport
-        if transport.is_closing() or self.reader.at_eof():
-            raise _NotSent
-        self.writer.write(request)
-        if transport.get_write_buffer_size():
-            try:
-                async with asyncio.timeout(write_timeout):
-                    await self.writer.drain()
-            except TimeoutError:
-                raise WriteTimeout(f"writing the request took over {write_timeout:g} s") from None
-            except OSError as exc:
-                raise WriteError(str(exc) or type(exc).__name__) from exc
-
-    async def read_head(self, method: str) -> tuple[int, str, dict[str, str]]:
-        """Status, reason and headers (lower-case names, repeats joined by ", ");
-        informational (1xx) responses are skipped."""
-        reader = self.reader
-        try:
-            while True:
-                try:
-                    line = await reader.readuntil(b"\n")
-                except asyncio.IncompleteReadError as exc:
-                    if exc.partial:
-                        self.received = True
-                        raise RemoteProtocolError(
-                            "the server closed the connection mid-head"
-                        ) from None
-                    raise RemoteProtocolError(
-                        "Server disconnected without sending a response."
-                    ) from None
-                self.received = True
-                minor, status, reason = parse_status_line(line)
-                headers: dict[str, str] = {}
-                while (line := await reader.readuntil(b"\n")) not in (b"\r\n", b"\n"):
-                    name, value = parse_header_line(line)
-                    headers[name] = f"{headers[name]}, {value}" if name in headers else value
-                if not 100 <= status < 200:
-                    break
-            self.body, self.remaining, self.keep_alive = body_framing(
-                minor, status, method, headers
-            )
-        except asyncio.IncompleteReadError:
-            raise RemoteProtocolError("the server closed the connection mid-head") from None
-        except asyncio.LimitOverrunError:
-            raise RemoteProtocolError("the response head is too large") from None
-        except FramingError as exc:
-            raise RemoteProtocolError(str(exc)) from None
-        except OSError as exc:
-            raise ReadError(str(exc) or type(exc).__name__) from exc
-        if self.body == "none":
-            self.body = "done"
-        return status, reason, headers
-
-    async def read_exactly_rest(self) -> bytes:
-        """The rest of a Content-Length body in one read."""
-        try:
-            data = await self.reader.readexactly(self.remaining)
-        except asyncio.IncompleteReadError:
-            raise RemoteProtocolError("the server closed the connection mid-response") from None
-        except OSError as exc:
-            raise ReadError(str(exc) or type(exc).__name__) from exc
-        self.remaining = 0
-        self.body = "done"
-        return data
-
-    async def body_chunk(self) -> bytes:
-        """The next piece of the body as it arrives; b"" once the body is complete."""
-        try:
-            return await self._body_chunk()
-        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError):
-            raise RemoteProtocolError("the server closed the connection mid-response") from None
-        except FramingError as exc:
-            raise RemoteProtocolError(str(exc)) from None
-        except OSError as exc:
-            raise ReadError(str(exc) or type(exc).__name__) from exc
-
-    async def _body_chunk(self) -> bytes:
-        reader = self.reader
-        if self.body == "chunked" and self.remaining == 0:
-            size = chunk_size(await reader.readuntil(b"\n"))
-            if size == 0:
-                while await reader.readuntil(b"\n") not in (b"\r\n", b"\n"):
-                    pass  # trailer fields are not used
-                self.body = "done"
-                return b""
-            self.remaining = size
-        if self.body in ("length", "chunked"):
-            data = await reader.read(min(self.remaining, READ_CHUNK))
-            if not data:
-                raise RemoteProtocolError("the server closed the connection mid-response")
-            self.remaining -= len(data)
-            if self.remaining == 0:
-                if self.body == "length":
-                    self.body = "done"
-                elif await reader.readuntil(b"\n") not in (b"\r\n", b"\n"):
-                    raise FramingError("a chunk is longer than its size")
-            return data
-        if self.body == "close":
-            data = await reader.read(READ_CHUNK)
-            if not data:
-                self.body = "done"
-            return data
-        return b""
-
-    def reusable(self) -> bool:
-        """After the response: whether the connection may carry the next request."""
-        return self.body == "done" and self.keep_alive
-
-    def close(self) -> None:
-        if self.timer is not None:
-            self.timer.cancel()
-            self.timer = None
-        self.writer.close()
-
-
-class _NotSent(Exception):
-    """The connection was found closed before any byte of the request was written."""
 
 
 class _Route:
@@ -302,11 +83,11 @@ class _OriginPool:
         self._limit = limit
         self._connect_timeout = connect_timeout
         self.write_timeout = write_timeout
-        self._idle: list[_Connection] = []
+        self._idle: list[Http11Connection] = []
         self._attached = 0
         self._detached = 0
-        self._waiters: deque[asyncio.Future[_Connection | None]] = deque()
-        self._open: set[_Connection] = set()
+        self._waiters: deque[asyncio.Future[Http11Connection | None]] = deque()
+        self._open: set[Http11Connection] = set()
         self._closed = False
 
     @property
@@ -314,7 +95,7 @@ class _OriginPool:
         """Connections open to this origin."""
         return len(self._open)
 
-    async def acquire(self) -> _Connection:
+    async def acquire(self) -> Http11Connection:
         """An idle live connection, a new one, or (when `limit` are busy) the next one freed."""
         if self._closed:
             raise PoolClosed("the HTTP client is closed")
@@ -337,7 +118,7 @@ class _OriginPool:
             self._free_slot()
             raise
 
-    def start(self, connection: _Connection, long_lived: bool) -> None:
+    def start(self, connection: Http11Connection, long_lived: bool) -> None:
         """An exchange begins on `connection`: long-lived ones leave the bounded set at once."""
         if long_lived:
             self._detach(connection)
@@ -345,7 +126,7 @@ class _OriginPool:
             loop = asyncio.get_running_loop()
             connection.timer = loop.call_later(DETACH_AFTER_S, self._detach, connection)
 
-    def release(self, connection: _Connection, reusable: bool) -> None:
+    def release(self, connection: Http11Connection, reusable: bool) -> None:
         """An exchange ended: keep the connection for the next request, or close it."""
         if connection.timer is not None:
             connection.timer.cancel()
@@ -384,8 +165,8 @@ class _OriginPool:
             with contextlib.suppress(OSError, asyncio.CancelledError):
                 await connection.writer.wait_closed()
 
-    async def _wait(self) -> _Connection | None:
-        waiter: asyncio.Future[_Connection | None] = asyncio.get_running_loop().create_future()
+    async def _wait(self) -> Http11Connection | None:
+        waiter: asyncio.Future[Http11Connection | None] = asyncio.get_running_loop().create_future()
         self._waiters.append(waiter)
         try:
             return await waiter
@@ -399,7 +180,7 @@ class _OriginPool:
                     self.release(handed, reusable=True)
             raise
 
-    async def _connect(self) -> _Connection:
+    async def _connect(self) -> Http11Connection:
         try:
             async with asyncio.timeout(self._connect_timeout):
                 reader, writer = await asyncio.open_connection(
@@ -415,11 +196,11 @@ class _OriginPool:
             ) from None
         except OSError as exc:
             raise ConnectError(str(exc) or type(exc).__name__) from exc
-        connection = _Connection(reader, writer)
+        connection = Http11Connection(reader, writer)
         self._open.add(connection)
         return connection
 
-    def _detach(self, connection: _Connection) -> None:
+    def _detach(self, connection: Http11Connection) -> None:
         connection.timer = None
         if connection.detached or self._detached >= MAX_DETACHED:
             return
@@ -428,13 +209,13 @@ class _OriginPool:
         self._attached -= 1
         self._free_slot()
 
-    def _drop(self, connection: _Connection) -> None:
+    def _drop(self, connection: Http11Connection) -> None:
         """Close an attached connection and give its slot to the next waiter."""
         self._close(connection)
         self._attached -= 1
         self._free_slot()
 
-    def _close(self, connection: _Connection) -> None:
+    def _close(self, connection: Http11Connection) -> None:
         self._open.discard(connection)
         connection.close()
 
@@ -447,7 +228,7 @@ class _OriginPool:
                 return
 
 
-_Opened = tuple[_OriginPool, _Connection, Http11Response]
+_Opened = tuple[_OriginPool, Http11Connection, Http11Response]
 
 
 class _Exchange:
@@ -458,7 +239,7 @@ class _Exchange:
     def __init__(self, opening: Coroutine[None, None, _Opened]) -> None:
         self._opening = opening
         self._pool: _OriginPool | None = None
-        self._connection: _Connection | None = None
+        self._connection: Http11Connection | None = None
         self._response: Http11Response | None = None
 
     async def __aenter__(self) -> Http11Response:
@@ -545,7 +326,7 @@ class Http11Client:
                 await connection.send(request, pool.write_timeout)
                 pool.start(connection, long_lived)
                 status, reason, response_headers = await connection.read_head(method)
-            except _NotSent:
+            except NotSent:
                 pool.release(connection, reusable=False)
                 if connection.reused:
                     continue  # an idle connection the server had closed: nothing was sent
