@@ -67,6 +67,8 @@ TICK_INTERVAL_S = 1.0
 WIDE_LAYOUT_COLUMNS = 160
 """From this width on, the list and the detail pane sit side by side."""
 FILTER_HINT = "status:working tool:build id:abc or words · enter keeps · esc clears"
+ENGINE_START_DELAY_S = 0.1
+"""How long after the first frame the engine starts loading (see `_start_engine_soon`)."""
 RPC_LOG_FRAMES = 2_000
 """How many recent frames the App keeps for the RPC log (shown or not)."""
 NO_TASK_HINT = "Select a task."
@@ -209,7 +211,12 @@ class TaskscopeApp(App[int]):
         self.table.focus()
         self._update_header()
         self.set_interval(self.tick_interval, self._tick)
-        self.call_after_refresh(self._run_engine)  # the first frame first, then the engine
+        self.call_after_refresh(self._start_engine_soon)  # the first frame first, then the engine
+
+    def _start_engine_soon(self) -> None:
+        """Start the engine a moment after the first frame, once the UI's own start-up repaints
+        (the footer's bindings) are done: the import thread would otherwise slow them."""
+        self.set_timer(ENGINE_START_DELAY_S, self._run_engine)
 
     def on_resize(self) -> None:
         self._set_wide_layout()
