@@ -21,6 +21,7 @@ from app.engine.clock import Clock, LoopClock
 from app.engine.events import EventKind, NextPoll, Source, TaskEvent
 from app.engine.models import InputRequest, Progress, ProtocolViolation, Task
 from app.engine.normalize import task_from_notification
+from app.engine.poll_gate import DEFAULT_CAP, DEFAULT_FLOOR, PollGate
 from app.engine.poll_outcome import (
     carry_over,
     describe,
@@ -82,7 +83,8 @@ class Poller:
         duration_s: float | None = None,
         max_input_rounds: int | None = None,
         clock: Clock | None = None,
-        max_in_flight: int = 32,
+        min_in_flight: int = DEFAULT_FLOOR,
+        max_in_flight: int = DEFAULT_CAP,
     ) -> None:
         self._adapter = adapter
         self._sink = emit
@@ -90,7 +92,7 @@ class Poller:
         self._duration_s = duration_s
         self._max_input_rounds = max_input_rounds
         self._clock: Clock = clock or LoopClock()
-        self._semaphore = asyncio.Semaphore(max(1, max_in_flight))
+        self._gate = PollGate(self._clock, floor=min_in_flight, cap=max_in_flight)
 
         self._watches: dict[str, Watch] = {}
         self._wake = asyncio.Event()
@@ -343,20 +345,26 @@ class Poller:
 
     async def _poll(self, watch: Watch, reason: str) -> None:
         source: Source = "poll" if reason == "poll" else "user"
-        async with self._semaphore:
-            if self._watches.get(watch.task_id) is not watch:
-                watch.in_flight = False
-                return
-            sent_at = self._clock.monotonic()
-            try:
-                task = await self._adapter.get(watch.task_id, reason=reason)
-            except Exception as exc:
-                watch.in_flight = False
-                watch.last_response_at = self._clock.monotonic()
-                self._poll_failed(watch, exc, source)
-                return
+        await self._gate.acquire()
+        if self._watches.get(watch.task_id) is not watch:
+            self._gate.release(None)
+            watch.in_flight = False
+            return
+        sent_at = self._clock.monotonic()
+        try:
+            task = await self._adapter.get(watch.task_id, reason=reason)
+        except Exception as exc:
+            watch.in_flight = False
+            watch.last_response_at = self._clock.monotonic()
+            self._gate.release(watch.last_response_at - sent_at)
+            self._poll_failed(watch, exc, source)
+            return
+        except BaseException:
+            self._gate.release(None)
+            raise
         watch.in_flight = False
         watch.last_response_at = self._clock.monotonic()
+        self._gate.release(watch.last_response_at - sent_at)
         self._poll_answered(watch, task, source, sent_at)
 
     def _poll_failed(self, watch: Watch, exc: Exception, source: Source) -> None:
@@ -466,8 +474,11 @@ class Poller:
 
     async def _fetch_result(self, watch: Watch, task: Task, source: Source) -> None:
         try:
-            async with self._semaphore:
+            await self._gate.acquire()
+            try:
                 result = await self._adapter.fetch_result(task.task_id)
+            finally:
+                self._gate.release(None)
         except Exception as exc:
             error = task_error(exc)
             if self._watches.get(watch.task_id) is not watch:
