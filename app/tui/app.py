@@ -29,7 +29,7 @@ from textual.css.query import NoMatches
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.theme import Theme
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 from textual.worker import Worker, WorkerState
 
 from app.engine.sanitize import clean_text, one_line
@@ -46,6 +46,7 @@ from app.tui.messages import (
 )
 from app.tui.state import SortKey, TaskFilter, TasksState, WatchedTask, parse_filter
 from widgets.header_bar import HeaderBar, HeaderState, ListView
+from widgets.key_footer import KeyFooter
 from widgets.task_table import TaskTable
 
 if TYPE_CHECKING:
@@ -183,7 +184,7 @@ class TaskscopeApp(App[int]):
             yield TaskList(id="tasks")
             with Container(id="detail"):
                 yield Static(Text(NO_TASK_HINT, style="dim"), id="detail-hint")
-        yield Footer(compact=True)
+        yield KeyFooter(id="footer")
 
     @property
     def table(self) -> TaskList:
@@ -806,7 +807,7 @@ class TaskscopeApp(App[int]):
         bar = self._filter_bar()
         if bar is None:
             bar = Input(self.filter_query, placeholder=FILTER_HINT, id="filter-bar")
-            self.mount(bar, before=self.query_one(Footer))
+            self.mount(bar, before=self.query_one(KeyFooter))
         else:
             bar.value = self.filter_query
             bar.display = True
@@ -965,7 +966,7 @@ class TaskscopeApp(App[int]):
 
             self._rpc_log = RpcLog(self._frames, max_frames=RPC_LOG_FRAMES, id="rpc-log")
             self._rpc_log_behind = False
-            self.mount(self._rpc_log, before=self.query_one(Footer))
+            self.mount(self._rpc_log, before=self.query_one(KeyFooter))
         self.screen.toggle_class("-show-rpc")
         if self._rpc_log_behind and self._rpc_log_shown():
             self._rpc_log.set_frames(self._frames)

@@ -1,0 +1,198 @@
+"""A one-widget key-hint footer: the screen's shown bindings drawn as one line of text.
+
+Textual's `Footer` mounts and styles one widget per key and recomposes them all whenever the
+bindings change; this footer draws the same hints (same keys, descriptions, disabled state and
+command-palette hint at the right) from one `render`, so starting and refocusing cost one repaint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from rich.cells import cell_len
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import ActiveBinding
+from textual.widget import Widget
+
+SEPARATOR = "▏"
+"""Drawn between the key hints and the command-palette hint (Textual's footer draws a `vkey`
+left border there)."""
+
+
+@dataclass(frozen=True, slots=True)
+class KeyHint:
+    """One key drawn in the footer, the columns it covers and what a click on it does."""
+
+    key: str
+    label: str
+    description: str
+    enabled: bool
+    tooltip: str
+    start: int = 0
+    end: int = 0
+
+    @property
+    def width(self) -> int:
+        """Cells the hint takes: the key, then a space and the description if there is one."""
+        return cell_len(self.label) + (cell_len(self.description) + 1 if self.description else 0)
+
+
+class KeyFooter(Widget, can_focus=False):
+    """The active bindings with `show=True` (first key per action; `check_action` hides or greys
+    them out), and the command-palette key at the right; a click on a key presses it."""
+
+    ALLOW_SELECT = False
+    COMPONENT_CLASSES = {
+        "key-footer--key",
+        "key-footer--description",
+        "key-footer--hover",
+        "key-footer--separator",
+    }
+    DEFAULT_CSS = """
+    KeyFooter {
+        dock: bottom;
+        height: 1;
+        color: $footer-foreground;
+        background: $footer-background;
+        .key-footer--key {
+            color: $footer-key-foreground;
+            background: $footer-key-background;
+            text-style: bold;
+        }
+        .key-footer--description {
+            color: $footer-description-foreground;
+            background: $footer-description-background;
+        }
+        .key-footer--hover {
+            color: $footer-key-foreground;
+            background: $block-hover-background;
+        }
+        .key-footer--separator {
+            color: $foreground 20%;
+        }
+    }
+    """
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:  # noqa: A002
+        super().__init__(id=id, classes=classes)
+        self._hints: list[KeyHint] = []
+        """The hints as last drawn, with their columns (for clicks and hovering)."""
+        self._hovered: str | None = None
+
+    def on_mount(self) -> None:
+        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
+
+    def _bindings_changed(self, _screen: object) -> None:
+        """Redraw on the next refresh; several updates before it cost one render."""
+        self.refresh()
+
+    def key_hints(self) -> tuple[list[KeyHint], KeyHint | None]:
+        """The shown bindings in order (first binding per action), and the command-palette hint
+        (None when there is none to show)."""
+        app = self.app
+        active = self.screen.active_bindings
+        hints: list[KeyHint] = []
+        seen_actions: set[str] = set()
+        for binding_state in active.values():
+            binding = binding_state.binding
+            if not binding.show or binding.action in seen_actions:
+                continue
+            seen_actions.add(binding.action)
+            hints.append(_hint(binding_state, app.get_key_display(binding)))
+        palette: KeyHint | None = None
+        if app.ENABLE_COMMAND_PALETTE:
+            found = active.get(app.COMMAND_PALETTE_BINDING)
+            if found is not None:
+                palette = _hint(found, app.get_key_display(found.binding))
+        return hints, palette
+
+    def render(self) -> Text:
+        hints, palette = self.key_hints()
+        width = self.size.width
+        right = Text(no_wrap=True, end="")
+        if palette is not None:
+            right.append(SEPARATOR, self.get_component_rich_style("key-footer--separator"))
+            palette = self._append_hint(right, palette, width - palette.width - 1)
+            right.append(" ")  # the margin Textual's footer leaves after every key
+        left = Text(no_wrap=True, overflow="crop", end="")
+        placed: list[KeyHint] = []
+        room = width - right.cell_len
+        for hint in hints:
+            if left.cell_len >= room:
+                break
+            placed.append(self._append_hint(left, hint, left.cell_len))
+            left.append(" ")
+        left.truncate(max(room, 0))
+        left.pad_right(max(room - left.cell_len, 0))
+        self._hints = [
+            replace(hint, end=min(hint.end, room)) for hint in placed if hint.start < room
+        ]
+        if palette is not None:
+            self._hints.append(palette)
+        return Text.assemble(left, right, no_wrap=True, end="")
+
+    def _append_hint(self, text: Text, hint: KeyHint, start: int) -> KeyHint:
+        """Append one hint's cells to `text`; the hint with the columns it was drawn at."""
+        key_style = self.get_component_rich_style("key-footer--key")
+        description_style = self.get_component_rich_style("key-footer--description")
+        if hint.key == self._hovered:
+            hover = self.get_component_rich_style("key-footer--hover")
+            key_style, description_style = key_style + hover, description_style + hover
+        if not hint.enabled:
+            dim = Style(dim=True)
+            key_style, description_style = key_style + dim, description_style + dim
+        text.append(hint.label, key_style)
+        if hint.description:
+            text.append(" " + hint.description, description_style)
+        return replace(hint, start=start, end=start + hint.width)
+
+    def hint_at(self, x: int) -> KeyHint | None:
+        """The hint drawn at column `x` of the footer, if any."""
+        for hint in self._hints:
+            if hint.start <= x < hint.end:
+                return hint
+        return None
+
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        """Press the clicked key, as Textual's footer does (a disabled one rings the bell)."""
+        hint = self.hint_at(event.x)
+        if hint is None:
+            return
+        event.stop()
+        if hint.enabled:
+            self.app.simulate_key(hint.key)
+        else:
+            self.app.bell()
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        hint = self.hint_at(event.x)
+        self._hover(hint)
+
+    def on_leave(self, _event: events.Leave) -> None:
+        self._hover(None)
+
+    def _hover(self, hint: KeyHint | None) -> None:
+        """Highlight the hint under the pointer and show its tooltip."""
+        key = hint.key if hint is not None else None
+        if key == self._hovered:
+            return
+        self._hovered = key
+        self.tooltip = (hint.tooltip or None) if hint is not None else None
+        self.refresh()
+
+
+def _hint(state: ActiveBinding, label: str) -> KeyHint:
+    """The hint for one active binding."""
+    binding = state.binding
+    return KeyHint(
+        key=binding.key,
+        label=label,
+        description=binding.description,
+        enabled=state.enabled,
+        tooltip=state.tooltip or binding.tooltip,
+    )
