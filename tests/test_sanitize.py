@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from app.engine.sanitize import clean_text, one_line, safe_text
+from app.engine.sanitize import _one_line, _one_line_short, clean_text, one_line, safe_text
 
 ALLOWED_CONTROLS = {"\n", "\t"}
 
@@ -180,3 +180,19 @@ def test_escape_soup_is_inert(text: str, max_len: int) -> None:
     cleaned = clean_text(text, max_len=max_len)
     assert not has_forbidden_control(cleaned, set())
     assert len(cleaned) <= max(max_len, 0)
+
+
+@given(st.text(max_size=300), st.integers(min_value=-1, max_value=40))
+@settings(max_examples=200, deadline=None)
+def test_one_line_remembered_or_not_gives_the_same_cell(text: str, width: int) -> None:
+    first = one_line(text, width)
+    assert one_line(text, width) == first == _one_line(text, width)
+
+
+def test_one_line_remembers_short_strings_only() -> None:
+    _one_line_short.cache_clear()
+    for _ in range(3):
+        one_line("working \x1b[31mred", 12)
+        one_line("x" * 1000, 12)
+    info = _one_line_short.cache_info()
+    assert (info.hits, info.misses, info.currsize) == (2, 1, 1)

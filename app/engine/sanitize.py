@@ -12,6 +12,7 @@ are shown as "<U+202E>"-style markers; lone surrogates become U+FFFD.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -50,6 +51,12 @@ NEWLINE_MARK = " ⏎ "
 """What a newline looks like when newlines are not allowed (also used for table cells)."""
 
 ELLIPSIS = "…"
+
+ONE_LINE_CACHED_LEN = 256
+"""Strings up to this long have their `one_line` forms remembered (table cells, ids, names)."""
+
+ONE_LINE_CACHE_SIZE = 16384
+"""How many (text, width) pairs are remembered: every cell of a few thousand rows."""
 
 
 def _marker(code: int) -> str:
@@ -123,7 +130,23 @@ def clean_text(text: Any, *, max_len: int | None = None, allow_newlines: bool = 
 
 
 def one_line(text: Any, width: int) -> str:
-    """Return `text` cleaned onto one line (newlines as " ⏎ "), cut to `width` cells with "…"."""
+    """Return `text` cleaned onto one line (newlines as " ⏎ "), cut to `width` cells with "…".
+
+    Short strings are remembered (`_one_line_short`): the task table asks for the same cells of a
+    thousand rows on every repaint.
+    """
+    if type(text) is str and len(text) <= ONE_LINE_CACHED_LEN:
+        return _one_line_short(text, width)
+    return _one_line(text, width)
+
+
+@functools.lru_cache(maxsize=ONE_LINE_CACHE_SIZE)
+def _one_line_short(text: str, width: int) -> str:
+    """`_one_line` of a short string, cached by (text, width)."""
+    return _one_line(text, width)
+
+
+def _one_line(text: Any, width: int) -> str:
     if width <= 0:
         return ""
     cleaned = clean_text(text)
