@@ -5,6 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from app.engine.events import EventKind, NextPoll, Source, TaskEvent
 from app.engine.models import InputKind, InputRequest, Task, TaskStatus, Wire
 from app.tui.state import (
@@ -354,3 +357,42 @@ def test_json_diff_handles_deep_nesting_without_recursion() -> None:
     diff = json_diff(deep_a, deep_b)
     assert diff.entries[0].op == "changed"
     assert diff.entries[0].path.endswith("[0]")
+
+
+# --- header summary ----------------------------------------------------------------------------
+
+_STEP = st.tuples(
+    st.sampled_from(["created", "polled", "transition", "error", "violation", "cancel", "forget"]),
+    st.sampled_from(["a", "b", "c", "d"]),
+    st.sampled_from(["working", "input_required", "completed", "failed"]),
+    st.integers(min_value=0, max_value=3),
+)
+
+
+@given(st.lists(_STEP, max_size=40))
+@settings(max_examples=150, deadline=None)
+def test_running_summary_equals_a_walk_over_every_task(steps: list[Any]) -> None:
+    state = TasksState()
+    for kind, task_id, status, tick in steps:
+        at = T0 + tick  # few distinct times, so ties for the latest error are common
+        task = make_task(task_id, status)
+        if kind == "cancel":
+            state.request_cancel(task_id, at)
+        elif kind == "forget":
+            state.forget(task_id)
+        elif kind in ("error", "violation"):
+            state.apply(event(kind, None, at, task_id=task_id, detail=f"{task_id} {tick}"))
+        else:
+            state.apply(event(kind, task, at))
+        assert state.summary() == state.summary(list(state.tasks))
+
+
+def test_latest_error_tie_goes_to_the_first_task_as_a_walk_would() -> None:
+    state = TasksState()
+    state.apply(event("created", make_task("a"), T0))
+    state.apply(event("created", make_task("b"), T0))
+    state.apply(event("error", None, T0 + 1, task_id="b", detail="b failed"))
+    state.apply(event("error", None, T0 + 1, task_id="a", detail="a failed"))
+    assert state.summary().latest_error == "a failed"
+    state.forget("a")
+    assert state.summary().latest_error == "b failed"

@@ -59,6 +59,7 @@ class TasksState:
         self.timeline_cap = timeline_cap
         self._tasks: dict[str, WatchedTask] = {}
         self._forgotten: set[str] = set()
+        self._totals = _Totals()
 
     @property
     def tasks(self) -> Mapping[str, WatchedTask]:
@@ -86,7 +87,7 @@ class TasksState:
             self._forgotten.discard(event.task_id)
         before = self._tasks.get(event.task_id)
         after = apply_event(before, event, timeline_cap=self.timeline_cap)
-        self._tasks[event.task_id] = after
+        self._put(event.task_id, before, after)
         return after != before
 
     def apply_all(self, events: Iterable[TaskEvent]) -> set[str]:
@@ -99,18 +100,30 @@ class TasksState:
         if watched is None or watched.settled:
             return False
         entry = TimelineEntry(at, "cancel_requested", "user", watched.status, "cancel requested")
-        self._tasks[task_id] = replace(
+        after = replace(
             watched,
             cancel_requested=True,
             last_event=at,
             timeline=bounded_timeline(watched.timeline, entry, self.timeline_cap),
         )
+        self._put(task_id, watched, after)
         return True
 
     def forget(self, task_id: str) -> bool:
         """Stop showing a task (the user dismissed it); True when it was there."""
         self._forgotten.add(task_id)
-        return self._tasks.pop(task_id, None) is not None
+        before = self._tasks.pop(task_id, None)
+        if before is None:
+            return False
+        self._totals.remove(before)
+        return True
+
+    def _put(self, task_id: str, before: WatchedTask | None, after: WatchedTask) -> None:
+        """Store a task's new state and keep the header totals in step."""
+        self._tasks[task_id] = after
+        if before is not None:
+            self._totals.remove(before)
+        self._totals.add(after)
 
     def view(
         self,
@@ -123,25 +136,86 @@ class TasksState:
         return ordered_ids(self._tasks, task_filter=task_filter, sort=sort, descending=descending)
 
     def summary(self, ids: Sequence[str] | None = None) -> TasksSummary:
-        """Header counts over `ids` (all tasks when None)."""
-        chosen = self._tasks.values() if ids is None else (self._tasks[i] for i in ids)
-        by_status: dict[str, int] = {}
-        waiting = erroring = violations = 0
-        latest: tuple[float, str] | None = None
-        total = 0
+        """Header counts over `ids` (all tasks when None, kept up to date as events apply)."""
+        if ids is None:
+            totals = self._totals
+            if totals.latest_stale:
+                totals.latest = _latest_error(self._tasks.values())
+                totals.latest_stale = False
+            by_status = {status: n for status, n in totals.by_status.items() if n}
+            latest = totals.latest
+            return TasksSummary(
+                len(self._tasks),
+                by_status,
+                totals.waiting,
+                totals.erroring,
+                totals.violations,
+                latest[1] if latest else None,
+            )
+        chosen = [self._tasks[i] for i in ids]
+        counted = _Totals()
         for watched in chosen:
-            total += 1
-            by_status[watched.status] = by_status.get(watched.status, 0) + 1
-            waiting += watched.input_waiting
-            erroring += watched.erroring
-            violations += watched.violation is not None
-            if watched.last_error is not None and (
-                latest is None or watched.last_event > latest[0]
-            ):
-                latest = (watched.last_event, watched.last_error)
+            counted.add(watched)
+        latest = _latest_error(chosen)
         return TasksSummary(
-            total, by_status, waiting, erroring, violations, latest[1] if latest else None
+            len(chosen),
+            dict(counted.by_status),
+            counted.waiting,
+            counted.erroring,
+            counted.violations,
+            latest[1] if latest else None,
         )
+
+
+class _Totals:
+    """Running header counts over a set of tasks: add a task's state, remove its old one.
+
+    The latest error is tracked as it grows; removing the state that held it marks it stale, to be
+    found again by one walk when the summary is next read (rare: only when an error changes).
+    """
+
+    __slots__ = ("by_status", "erroring", "latest", "latest_stale", "violations", "waiting")
+
+    def __init__(self) -> None:
+        self.by_status: dict[str, int] = {}
+        self.waiting = 0
+        self.erroring = 0
+        self.violations = 0
+        self.latest: tuple[float, str] | None = None
+        self.latest_stale = False
+
+    def add(self, watched: WatchedTask) -> None:
+        self._count(watched, 1)
+        if watched.last_error is None or self.latest_stale:
+            return
+        if self.latest is None or watched.last_event > self.latest[0]:
+            self.latest = (watched.last_event, watched.last_error)
+        elif watched.last_event == self.latest[0]:
+            self.latest_stale = True  # a tie goes to the first task in order: walk to find it
+
+    def remove(self, watched: WatchedTask) -> None:
+        self._count(watched, -1)
+        if (
+            watched.last_error is not None
+            and self.latest is not None
+            and watched.last_event >= self.latest[0]
+        ):
+            self.latest_stale = True
+
+    def _count(self, watched: WatchedTask, sign: int) -> None:
+        self.by_status[watched.status] = self.by_status.get(watched.status, 0) + sign
+        self.waiting += sign * watched.input_waiting
+        self.erroring += sign * watched.erroring
+        self.violations += sign * (watched.violation is not None)
+
+
+def _latest_error(tasks: Iterable[WatchedTask]) -> tuple[float, str] | None:
+    """The error of the task whose last event is the latest (the first such task on a tie)."""
+    latest: tuple[float, str] | None = None
+    for watched in tasks:
+        if watched.last_error is not None and (latest is None or watched.last_event > latest[0]):
+            latest = (watched.last_event, watched.last_error)
+    return latest
 
 
 __all__ = [
