@@ -16,9 +16,6 @@ FLOOR_S = 0.25
 BACKOFF_BASE_S = 1.0
 BACKOFF_CAP_S = 60.0
 
-_TIE_ORDER: tuple[PacingTerm, ...] = ("server", "retry-after", "backoff", "user")
-"""Which term is named when several ask for the same delay: the server's own word first."""
-
 
 def backoff_s(consecutive_errors: int) -> float | None:
     """Exponential error backoff, 1 s, 2 s, 4 s … capped at 60 s; None when there is no error."""
@@ -41,21 +38,23 @@ def next_delay(
     neither the server nor the user named an interval), a `Retry-After`, and the error backoff.
     Only the backoff is capped; a server's hint or Retry-After is honoured however long it is.
     """
-    terms: dict[PacingTerm, float] = {}
+    # The terms in tie order (the server's own word first); a later one wins only when longer.
+    # Plain comparisons: this runs for every poll, a thousand times a second at scale.
+    longest = -1.0
+    term: PacingTerm = "floor"
     if server_hint_ms is not None:
-        terms["server"] = max(server_hint_ms, 0) / 1000.0
-    if user_min_ms is not None:
-        terms["user"] = max(user_min_ms, 0) / 1000.0
-    elif server_hint_ms is None:
-        terms["user"] = DEFAULT_INTERVAL_MS / 1000.0
-    if retry_after_s is not None and retry_after_s > 0:
-        terms["retry-after"] = retry_after_s
+        longest, term = max(server_hint_ms, 0) / 1000.0, "server"
+    if retry_after_s is not None and retry_after_s > longest:
+        longest, term = retry_after_s, "retry-after"
     backoff = backoff_s(consecutive_errors)
-    if backoff is not None:
-        terms["backoff"] = backoff
-
-    longest = max(terms.values())
+    if backoff is not None and backoff > longest:
+        longest, term = backoff, "backoff"
+    if user_min_ms is not None:
+        user: float | None = max(user_min_ms, 0) / 1000.0
+    else:
+        user = DEFAULT_INTERVAL_MS / 1000.0 if server_hint_ms is None else None
+    if user is not None and user > longest:
+        longest, term = user, "user"
     if longest < FLOOR_S:
         return FLOOR_S, "floor"
-    term = next(name for name in _TIE_ORDER if terms.get(name) == longest)
     return longest, term
