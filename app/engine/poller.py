@@ -3,7 +3,9 @@ into one stream of TaskEvents, which the headless commands and the TUI both cons
 
 Pacing comes from `pacing.next_delay`, measured from the end of the previous poll, so no poll comes
 sooner than the server asked. Server notifications update a task at once but never pull a poll
-earlier; only a user's explicit `poll_now` may come early, and it is marked as the user's.
+earlier; only a user's explicit `poll_now` may come early, and it is marked as the user's. How
+many polls may be in flight at once follows the demand the server set (`poll_gate.PollGate`,
+between `min_in_flight` and `max_in_flight`), so a due poll does not wait for a slot.
 """
 
 from __future__ import annotations
