@@ -202,3 +202,22 @@ async def test_quitting_while_the_engine_loads_leaves_cleanly() -> None:
         await asyncio.sleep(0.1)
     assert app.return_code in (None, 0)
     assert app.info is None
+
+
+async def test_a_layout_pass_that_changes_no_size_leaves_the_table_scrollbars_alone() -> None:
+    app = recorded_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.table.row_count == RECORDED_TASKS)
+        await pilot.pause()
+        updates: list[object] = []
+        table = app.table
+        scroll_update = table._scroll_update
+        table._scroll_update = lambda size: (updates.append(size), scroll_update(size))  # type: ignore[method-assign]
+        for _ in range(3):
+            app.screen.refresh(layout=True)
+            await pilot.pause()
+        assert updates == []
+        await pilot.resize_terminal(SIZE[0] - 20, SIZE[1])
+        await pilot.pause()
+        assert updates
+        assert table.horizontal_scrollbar.window_virtual_size == table.virtual_size.width

@@ -197,12 +197,26 @@ class TaskTable(ScrollView, can_focus=True):
         self._hover_row: int | None = None
         self._look: TableLook | None = None
         self._header: tuple[tuple[object, ...], Strip] | None = None
+        self._sized_for: tuple[Size, Size, Size] | None = None
+        """Size, virtual size and container size the scrollbars were last updated for."""
         self.cursor_row = 0
         """Index (into `order`) of the highlighted row; 0 when the table is empty."""
 
     def on_mount(self) -> None:
         self.virtual_size = Size(TABLE_WIDTH, HEADER_HEIGHT)
         self.app.theme_changed_signal.subscribe(self, self._on_theme_changed)
+
+    def _size_updated(
+        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
+    ) -> bool:
+        """Update the scrollbars only when a size changed: `ScrollView` compares the layout's
+        virtual size (the viewport) with the table's own, which never match, so it refreshed
+        both scrollbars on every layout pass of the screen."""
+        sizes = (size, self.virtual_size, container_size)
+        if sizes == self._sized_for:
+            return False
+        self._sized_for = sizes
+        return super()._size_updated(size, virtual_size, container_size, layout)
 
     # ------------------------------------------------------------------ what is shown
 
