@@ -301,7 +301,7 @@ class Poller:
             return
         if isinstance(self._clock, LoopClock):
             # The loop's own clock: one timer wakes us, no sleeper task per wake-up.
-            timer = asyncio.get_running_loop().call_later(max(timeout, 0.0), self._wake.set)
+            timer = asyncio.get_running_loop().call_later(max(timeout, 0.0), self._timer_fired)
             try:
                 await self._wake.wait()
             finally:
@@ -314,6 +314,14 @@ class Poller:
         finally:
             waiter.cancel()
             sleeper.cancel()
+
+    def _timer_fired(self) -> None:
+        """The wake-up timer: start the polls now due at once, a loop turn sooner than the woken
+        loop could (a turn may hold a long repaint), then wake the loop to plan the next one."""
+        now = self._clock.monotonic()
+        if self._deadline is None or now < self._deadline:
+            self._dispatch_due(now)
+        self._wake.set()
 
     async def _cancel_jobs(self) -> None:
         jobs = [*self._jobs, *([self._listen_job] if self._listen_job else [])]
