@@ -7,7 +7,7 @@ command-palette hint at the right) from one `render`, so starting and refocusing
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from rich.cells import cell_len
 from rich.style import Style
@@ -21,8 +21,7 @@ SEPARATOR = "▏"
 left border there)."""
 
 
-@dataclass(frozen=True, slots=True)
-class KeyHint:
+class KeyHint(NamedTuple):
     """One key drawn in the footer, the columns it covers and what a click on it does."""
 
     key: str
@@ -130,7 +129,7 @@ class KeyFooter(Widget, can_focus=False):
         left.truncate(max(room, 0))
         left.pad_right(max(room - left.cell_len, 0))
         self._hints = [
-            replace(hint, end=min(hint.end, room)) for hint in placed if hint.start < room
+            hint._replace(end=min(hint.end, room)) for hint in placed if hint.start < room
         ]
         if palette is not None:
             self._hints.append(palette)
@@ -149,7 +148,7 @@ class KeyFooter(Widget, can_focus=False):
         text.append(hint.label, key_style)
         if hint.description:
             text.append(" " + hint.description, description_style)
-        return replace(hint, start=start, end=start + hint.width)
+        return hint._replace(start=start, end=start + hint.width)
 
     def hint_at(self, x: int) -> KeyHint | None:
         """The hint drawn at column `x` of the footer, if any."""

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 from rich.console import Console
 from rich.segment import Segment
@@ -44,8 +43,7 @@ from app.tui.formatting import (
 from app.tui.state import WatchedTask
 
 
-@dataclass(frozen=True, slots=True)
-class TaskColumn:
+class TaskColumn(NamedTuple):
     """One fixed-width column: its key (for `get_cell`/`update_cell`), header and width in cells."""
 
     key: str
@@ -82,8 +80,7 @@ ClockTexts = tuple[str, str, str, str]
 """Age, changed, TTL left and next poll as a row reads them at the table's current time."""
 
 
-@dataclass(frozen=True, slots=True)
-class TableLook:
+class TableLook(NamedTuple):
     """The styles of one repaint: base (widget), header, cursor and hover; focus and theme change
     them, so they are part of every cached row's key."""
 
@@ -93,15 +90,18 @@ class TableLook:
     hover: Style
 
 
-@dataclass(slots=True, eq=False)
 class TaskRow:
     """One shown task: its latest `WatchedTask`, its static cells by column key, and the strip it
-    was last drawn as with the inputs that strip was drawn from."""
+    was last drawn as with the inputs that strip was drawn from. (A plain class: these small
+    records are defined before the first frame, and a dataclass costs ~0.5 ms to create.)"""
 
-    source: WatchedTask
-    cells: dict[str, Text]
-    strip: Strip | None = None
-    strip_key: tuple[object, ...] | None = None
+    __slots__ = ("cells", "source", "strip", "strip_key")
+
+    def __init__(self, source: WatchedTask, cells: dict[str, Text]) -> None:
+        self.source = source
+        self.cells = cells
+        self.strip: Strip | None = None
+        self.strip_key: tuple[object, ...] | None = None
 
 
 class TaskTable(ScrollView, can_focus=True):
