@@ -221,3 +221,16 @@ async def test_a_layout_pass_that_changes_no_size_leaves_the_table_scrollbars_al
         await pilot.pause()
         assert updates
         assert table.horizontal_scrollbar.window_virtual_size == table.virtual_size.width
+
+
+async def test_narrowing_the_terminal_stacks_the_list_and_the_detail_pane() -> None:
+    app = recorded_app()
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_for(pilot, lambda: app.table.row_count == RECORDED_TASKS)
+        assert app.screen.has_class("-wide")
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause(0.1)
+        assert not app.screen.has_class("-wide")
+        await pilot.resize_terminal(160, 40)
+        await pilot.pause(0.1)
+        assert app.screen.has_class("-wide")

@@ -219,12 +219,14 @@ class TaskscopeApp(App[int]):
         (the footer's bindings) are done: the import thread would otherwise slow them."""
         self.set_timer(ENGINE_START_DELAY_S, self._run_engine)
 
-    def on_resize(self) -> None:
-        self._set_wide_layout()
+    def on_resize(self, event: events.Resize) -> None:
+        # The event's size: this handler runs before Textual's own updates `self.size`.
+        self._set_wide_layout(event.size.width)
 
-    def _set_wide_layout(self) -> None:
+    def _set_wide_layout(self, width: int | None = None) -> None:
         """List and detail side by side from `WIDE_LAYOUT_COLUMNS` on (a no-op if unchanged)."""
-        self.screen.set_class(self.size.width >= WIDE_LAYOUT_COLUMNS, "-wide")
+        wide = (self.size.width if width is None else width) >= WIDE_LAYOUT_COLUMNS
+        self.screen.set_class(wide, "-wide")
 
     @property
     def readonly(self) -> bool:
