@@ -26,7 +26,7 @@ HEADROOM = 2.0
 """Slots allowed per request Little's law expects in flight at the worst recent round trip."""
 
 DEFAULT_FLOOR = 32
-DEFAULT_CAP = 256
+DEFAULT_CAP = 128
 
 
 class PollGate:
