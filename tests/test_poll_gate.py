@@ -8,7 +8,7 @@ import asyncio
 from itertools import pairwise
 
 from app.engine.clock import LoopClock, run_in_virtual_time
-from app.engine.poll_gate import HEADROOM, WINDOW_S, PollGate
+from app.engine.poll_gate import DEFAULT_CAP, HEADROOM, WINDOW_S, PollGate
 from app.engine.poller import Poller
 from tests.test_poller import FakeAdapter, Recorder, make_task
 
@@ -123,7 +123,7 @@ def _intervals_after_warm_up(cap: int) -> list[float]:
 
 
 def test_polls_keep_pace_when_round_trips_are_slow() -> None:
-    intervals = _intervals_after_warm_up(cap=256)
+    intervals = _intervals_after_warm_up(cap=DEFAULT_CAP)
     assert intervals
     assert min(intervals) >= 1.06 - 1e-9  # never sooner than the hint after the answer
     assert max(intervals) <= 1.06 + 1e-6  # and never held back for a slot
