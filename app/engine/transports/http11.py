@@ -18,6 +18,7 @@ from collections.abc import Coroutine, Mapping
 from types import TracebackType
 from urllib.parse import quote, unquote, urlsplit
 
+from app.engine.poll_gate import DEFAULT_CAP
 from app.engine.transports.http11_connection import (
     READ_CHUNK,
     ConnectError,
@@ -45,7 +46,12 @@ __all__ = [
     "RemoteProtocolError",
 ]
 
-MAX_CONNECTIONS = 12
+MAX_CONNECTIONS = DEFAULT_CAP
+"""Connections per origin: as many as the poller may have polls in flight, so a poll it admitted
+never queues again for a connection (a queue below the poller would make polls late, unseen by
+the frames, which are stamped when the transport takes a message). Connections open on demand and
+idle ones expire; a 1,000-task watch of the demo server at a 1 s hint keeps about 100 open,
+because the single-process server queues its answers."""
 MAX_DETACHED = 100
 DETACH_AFTER_S = 1.0
 USER_AGENT = "taskscope"
