@@ -401,6 +401,19 @@ def test_task_is_purged_after_its_ttl() -> None:
         assert error["code"] == -32602
 
 
+def test_expiry_sweep_forgets_the_older_task_and_keeps_the_younger() -> None:
+    with start_http_demo("extension", *FAST, "--ttl-ms", "1000") as (url, _process):
+        raw = ModernHttp(url)
+        older = raw.call("validate_config")["taskId"]
+        time.sleep(0.6)
+        younger = raw.call("validate_config")["taskId"]
+        time.sleep(0.6)
+        assert raw.get(younger)["taskId"] == younger
+        _status, error = raw.error("tasks/get", {"taskId": older})
+        assert error["code"] == -32602
+        assert raw.get(younger)["taskId"] == younger
+
+
 # ------------------------------------------------------------------ stdio, official SDK client
 
 
