@@ -378,6 +378,27 @@ async def test_a_task_ending_rings_and_toasts_unless_turned_off(
     assert rings == ([True] if bell else [])
 
 
+def test_history_caps_in_the_config_file(tmp_path: Path) -> None:
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"timeline": 50, "rpc_log": 0}))
+    config = load_config(path)
+    assert (config.timeline, config.rpc_log) == (50, TuiConfig().rpc_log)
+    assert config.problems == ("rpc_log must be a whole number from 1 to 1,000,000",)
+
+
+async def test_the_app_keeps_no_more_history_than_the_config_allows() -> None:
+    roomy = recorded_app()
+    async with roomy.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        assert len(roomy.rpc_frames) > 3
+        assert max(len(watched.timeline) for watched in roomy.tasks.tasks.values()) > 1
+    tight = recorded_app(config=TuiConfig(timeline=1, rpc_log=3))
+    async with tight.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        assert len(tight.rpc_frames) == 3
+        assert max(len(watched.timeline) for watched in tight.tasks.tasks.values()) == 1
+
+
 def test_bell_and_toasts_switches_in_the_config_file(tmp_path: Path) -> None:
     path = tmp_path / "config.json"
     path.write_text(json.dumps({"bell": False, "toasts": "no"}))

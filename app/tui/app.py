@@ -70,8 +70,6 @@ WIDE_LAYOUT_COLUMNS = 160
 FILTER_HINT = "status:working tool:build id:abc or words · enter keeps · esc clears"
 ENGINE_START_DELAY_S = 0.1
 """How long after the first frame the engine starts loading (see `_start_engine_soon`)."""
-RPC_LOG_FRAMES = 2_000
-"""How many recent frames the App keeps for the RPC log (shown or not)."""
 NO_TASK_HINT = "Select a task."
 
 TASKSCOPE_THEME = Theme(
@@ -133,7 +131,7 @@ class TaskscopeApp(App[int]):
         self.remember_tasks = remember_tasks
         self.roots = tuple(roots)
         self.tick_interval = tick_interval
-        self.tasks = TasksState()
+        self.tasks = TasksState(timeline_cap=self.config.timeline)
         """Every watched task; the App is its only writer."""
         self.info: SourceInfo | None = None
         self.known: KnownTasks | None = None
@@ -155,7 +153,7 @@ class TaskscopeApp(App[int]):
         self._sync_count = 0
         self._source_closed = False
         self._table_synced_at = float("-inf")
-        self._frames: deque[Frame] = deque(maxlen=RPC_LOG_FRAMES)
+        self._frames: deque[Frame] = deque(maxlen=self.config.rpc_log)
         self._updates = Batcher(self._post_updates)
         """Paces everything that redraws the table: event batches and the clock."""
         self._clock_due = False
@@ -966,7 +964,7 @@ class TaskscopeApp(App[int]):
         if self._rpc_log is None:
             from widgets.rpc_log import RpcLog
 
-            self._rpc_log = RpcLog(self._frames, max_frames=RPC_LOG_FRAMES, id="rpc-log")
+            self._rpc_log = RpcLog(self._frames, max_frames=self.config.rpc_log, id="rpc-log")
             self._rpc_log_behind = False
             self.mount(self._rpc_log, before=self.query_one(KeyFooter))
         self.screen.toggle_class("-show-rpc")

@@ -2,7 +2,9 @@
 
 `$TASKSCOPE_CONFIG`, else `$XDG_CONFIG_HOME/taskscope/config.json`, else
 `~/.config/taskscope/config.json`:
-`{"keymap": {"binding-id": "key"}, "theme": "name", "bell": true, "toasts": true}`.
+`{"keymap": {"binding-id": "key"}, "theme": "name", "bell": true, "toasts": true,
+"timeline": 200, "rpc_log": 2000}`. `timeline` bounds each task's kept history of states and
+`rpc_log` the frames the RPC log keeps, so memory stays flat however long the inspector runs.
 A missing file means defaults; a broken one is reported, never fatal.
 """
 
@@ -14,6 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 CONFIG_ENV = "TASKSCOPE_CONFIG"
+DEFAULT_TIMELINE = 200
+"""Entries kept in each task's timeline (its history of states)."""
+DEFAULT_RPC_LOG = 2_000
+"""Frames kept for the RPC log."""
+MAX_CAP = 1_000_000
 
 
 def config_path() -> Path:
@@ -35,6 +42,8 @@ class TuiConfig:
     theme: str | None = None
     bell: bool = True
     toasts: bool = True
+    timeline: int = DEFAULT_TIMELINE
+    rpc_log: int = DEFAULT_RPC_LOG
     problems: tuple[str, ...] = ()
 
 
@@ -68,11 +77,30 @@ def load_config(path: Path | None = None) -> TuiConfig:
     if theme is not None and not isinstance(theme, str):
         problems.append("theme must be a theme name")
         theme = None
-    switches: dict[str, bool] = {}
-    for name in ("bell", "toasts"):
-        value = document.get(name, True)
-        if isinstance(value, bool):
-            switches[name] = value
-        else:
-            problems.append(f"{name} must be true or false")
-    return TuiConfig(keymap=keymap, theme=theme, problems=tuple(problems), **switches)
+    return TuiConfig(
+        keymap=keymap,
+        theme=theme,
+        bell=_switch(document, "bell", problems),
+        toasts=_switch(document, "toasts", problems),
+        timeline=_cap(document, "timeline", DEFAULT_TIMELINE, problems),
+        rpc_log=_cap(document, "rpc_log", DEFAULT_RPC_LOG, problems),
+        problems=tuple(problems),
+    )
+
+
+def _switch(document: dict[str, object], name: str, problems: list[str]) -> bool:
+    """An on/off setting (default on); anything but true/false is a problem."""
+    value = document.get(name, True)
+    if isinstance(value, bool):
+        return value
+    problems.append(f"{name} must be true or false")
+    return True
+
+
+def _cap(document: dict[str, object], name: str, default: int, problems: list[str]) -> int:
+    """A bound on kept entries: a whole number from 1 to `MAX_CAP`, else the default."""
+    value = document.get(name, default)
+    if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_CAP:
+        return value
+    problems.append(f"{name} must be a whole number from 1 to {MAX_CAP:,}")
+    return default
