@@ -14,6 +14,7 @@ import contextlib
 import json
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from app.engine import deep_json
@@ -291,16 +292,8 @@ class StreamableHttpTransport:
         """Hand one SSE `message` event to the sink; True when it answered `rpc_id`."""
         if not event.data or event.event not in ("message", ""):
             return False
-        item = classify(event.data)
-        self._sink_incoming(
-            Inbound(
-                message=item.message,
-                raw=item.raw,
-                error=item.error,
-                http_status=status,
-                headers=headers,
-            )
-        )
+        item = replace(classify(event.data), http_status=status, headers=headers)
+        self._sink_incoming(item)
         return item.message is not None and _answers(item.message, rpc_id)
 
     async def _listen(self) -> None:
@@ -362,16 +355,7 @@ def _inbound_from_body(
         parsed = classify_value(item, "")
         if parsed.message is None:  # only a rejected item needs its text
             parsed = classify_value(item, deep_json.dumps(item))
-        items.append(
-            Inbound(
-                message=parsed.message,
-                raw=parsed.raw,
-                error=parsed.error,
-                http_status=status,
-                headers=headers,
-                retry_after=retry_after,
-            )
-        )
+        items.append(replace(parsed, http_status=status, headers=headers, retry_after=retry_after))
     return items
 
 
