@@ -218,10 +218,18 @@ def test_capabilities_over_stdio_and_http(
     wire: str, expected: dict[str, Any], legacy_url: str, extension_url: str
 ) -> None:
     url = legacy_url if wire == "legacy" else extension_url
+    era = "legacy" if wire == "legacy" else "modern"
     for target in (demo(wire), ("--url", url)):
         run = run_cli("tasks", "capabilities", *target)
         assert run.code == 0, run.stderr
-        assert run.document == expected
+        document = dict(run.document)
+        decision = document.pop("era")
+        assert document == expected
+        assert decision["preference"] == "auto" and decision["settled"] == era
+        assert decision["tried"][0]["method"] == "server/discover"
+        assert [step["method"] for step in decision["tried"]][-1] == (
+            "initialize" if era == "legacy" else "server/discover"
+        )
 
 
 def test_wire_mismatch_exits_1_and_never_sends_the_call(tmp_path: Path, extension_url: str) -> None:

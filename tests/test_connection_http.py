@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -15,6 +16,7 @@ from app.engine.connection import Connection
 from app.engine.redact import REDACTED
 from app.engine.rpc_types import Frame, RpcError
 from app.engine.targets import HttpTarget
+from app.engine.tool_headers import ToolUnusable
 from app.engine.transports.base import TransportError
 from tests.demo_servers import REPO_ROOT, free_port, start_http_demo, stop_process, wait_for_port
 
@@ -126,6 +128,39 @@ async def test_plain_400_on_discover_falls_back_and_the_session_is_deleted(
     assert "sess-42" in stats["deletes"]
 
 
+@pytest.mark.parametrize(
+    ("probe", "answer"),
+    [
+        (
+            "null-id",
+            "HTTP 400, JSON-RPC error -32000 'Bad Request: Server not initialized' (id null)",
+        ),
+        (
+            "string-id",
+            "HTTP 400, JSON-RPC error -32600 'Bad Request: Missing session ID'"
+            ' (id "server-error")',
+        ),
+        ("empty", "a result with no supportedVersions: not modern"),
+    ],
+)
+async def test_probe_answers_seen_in_the_wild_fall_back_to_initialize(
+    raw_server: str, probe: str, answer: str
+) -> None:
+    connection = Connection(HttpTarget(url=f"{raw_server}/legacy/{probe}"))
+    frames = recorder(connection)
+    async with connection:
+        assert connection.info.era == "legacy" and connection.info.name == "raw-legacy"
+        decision = connection.info.era_decision
+    assert decision is not None and decision.steps[0].answer == answer
+    assert [step.method for step in decision.steps] == ["server/discover", "initialize"]
+    reply = next(f for f in frames if f.direction == "in" and f.method == "server/discover")
+    assert reply.error is None and reply.message is not None
+    if probe != "empty":
+        assert "the only request of that HTTP POST" in (reply.reason or "")
+    fallback = sent(frames, "initialize")
+    assert (fallback.reason or "").startswith("connect: era fallback")
+
+
 async def test_unsupported_version_retries_discover_at_the_offered_version(
     raw_server: str,
 ) -> None:
@@ -229,3 +264,61 @@ async def test_legacy_server_requests_on_the_standalone_get_stream_are_answered(
                 status = task["status"]
     assert status == "completed"
     assert len(asked) == 2
+
+
+async def test_a_cut_sse_stream_is_resumed_with_last_event_id_after_the_retry_interval(
+    raw_server: str,
+) -> None:
+    connection = Connection(HttpTarget(url=f"{raw_server}/legacy"))
+    frames = recorder(connection)
+    notes: list[str] = []
+    connection.add_notification_handler(lambda method, params: notes.append(method))
+    async with connection:
+        assert await connection.request("test/cut") == {"resumed": True}
+    async with httpx.AsyncClient() as client:
+        stats = (await client.get(f"{raw_server}/stats")).json()
+    resumed = [r for r in stats["resumes"] if r["lastEventId"].startswith("cut-")]
+    assert len(resumed) == 1
+    assert resumed[0]["waitedS"] >= 0.3  # the server's retry: 300 ms, never sooner
+    assert notes == ["notifications/message"]
+    answer = next(f for f in frames if f.direction == "in" and f.method == "test/cut")
+    assert answer.error is None and answer.headers.get("content-type", "").startswith(
+        "text/event-stream"
+    )
+
+
+async def test_x_mcp_header_parameters_travel_as_mcp_param_headers(raw_server: str) -> None:
+    connection = Connection(HttpTarget(url=f"{raw_server}/modern"))
+    frames = recorder(connection)
+    async with connection:
+        arguments = {
+            "region": "us west 1",
+            "priority": 42,
+            "verbose": None,
+            "note": " é",
+            "body": "x",
+        }
+        result = await connection.request(
+            "tools/call", {"name": "regional", "arguments": arguments}
+        )
+    seen = json.loads(result["content"][0]["text"])
+    assert seen == {
+        "mcp-param-region": "us west 1",
+        "mcp-param-priority": "42",
+        "mcp-param-note": "=?base64?IMOp?=",
+    }
+    lookup = sent(frames, "tools/list")
+    assert lookup.reason == "x-mcp-header: learn the tool's header parameters"
+    assert sent(frames, "tools/call").headers["Mcp-Param-Region"] == "us west 1"
+
+
+async def test_a_tool_with_invalid_header_annotations_is_refused_unsent(raw_server: str) -> None:
+    async with Connection(HttpTarget(url=f"{raw_server}/modern")) as connection:
+        frames = recorder(connection)
+        await connection.list_tools()
+        assert connection.tool_problem("regional") is None
+        problem = connection.tool_problem("broken")
+        assert problem is not None and "only string, integer and boolean" in problem
+        with pytest.raises(ToolUnusable):
+            await connection.request("tools/call", {"name": "broken", "arguments": {"score": 1}})
+    assert not [f for f in frames if f.method == "tools/call"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -10,6 +11,7 @@ from app.engine.negotiate import (
     META_CLIENT_CAPABILITIES,
     META_PROTOCOL_VERSION,
     NegotiationError,
+    era_steps,
     negotiate,
     stamp_modern,
 )
@@ -48,7 +50,7 @@ class ScriptedChannel:
         self.era, self.version = era, protocol_version
 
     async def handshake_request(
-        self, method: str, params: dict[str, Any], *, timeout: float | None
+        self, method: str, params: dict[str, Any], *, timeout: float | None, reason: str
     ) -> dict[str, Any]:
         self.sent.append((method, params, self.era, self.version))
         outcome = self.outcomes.pop(0)
@@ -132,6 +134,9 @@ async def test_other_modern_errors_never_fall_back(code: int) -> None:
         TransportError("http", "HTTP 400", http_status=400),
         TransportError("http", "HTTP 404", http_status=404),
         TransportError("http", "HTTP 405", http_status=405),
+        TransportError("http", "HTTP 401", http_status=401),
+        TransportError("http", "HTTP 406", http_status=406),
+        TransportError("malformed", "HTTP 400 carried no answer", http_status=400),
         TransportError("timeout", "silent"),
     ],
 )
@@ -146,7 +151,7 @@ async def test_legacy_signals_fall_back_to_initialize(failure: BaseException) ->
 @pytest.mark.parametrize(
     "failure",
     [
-        TransportError("http", "HTTP 401", http_status=401),
+        TransportError("http", "HTTP 429", http_status=429),
         TransportError("http", "HTTP 503", http_status=503),
         TransportError("closed", "gone"),
     ],
@@ -176,3 +181,145 @@ def test_stamping_merges_with_the_callers_meta() -> None:
     assert stamped["_meta"][META_PROTOCOL_VERSION] == "2026-07-28"
     assert "extensions" not in stamped["_meta"][META_CLIENT_CAPABILITIES]
     assert params["_meta"][META_PROTOCOL_VERSION] == "old"
+
+
+@pytest.mark.parametrize(
+    "result",
+    [{}, {"resultType": "complete"}, discover_result(), discover_result("banana", "v2")],
+)
+async def test_a_discover_result_without_modern_versions_is_legacy(result: Any) -> None:
+    channel = ScriptedChannel(result, INIT_RESULT)
+    agreed = await run(channel)
+    assert agreed.era == "legacy" and channel.methods == ["server/discover", "initialize"]
+    assert "not modern" in agreed.decision.steps[0].answer
+
+
+@pytest.mark.parametrize("rpc_id", [None, "server-error", 99])
+async def test_an_http_400_error_with_any_id_falls_back(rpc_id: Any) -> None:
+    frame = {"jsonrpc": "2.0", "id": rpc_id, "error": {"code": -32000, "message": "Bad Request"}}
+    refusal = RpcError(-32000, "Bad Request: Server not initialized", http_status=400, frame=frame)
+    channel = ScriptedChannel(refusal, INIT_RESULT)
+    agreed = await run(channel)
+    assert agreed.era == "legacy"
+    decision = agreed.decision.as_json()
+    assert decision["preference"] == "auto" and decision["settled"] == "legacy"
+    assert [step["method"] for step in decision["tried"]] == ["server/discover", "initialize"]
+    assert decision["tried"][0]["answer"].startswith("HTTP 400, JSON-RPC error -32000")
+    assert "not a modern error" in decision["reason"]
+
+
+async def test_the_decision_names_each_request_and_why() -> None:
+    channel = ScriptedChannel(discover_result("2026-07-28"))
+    decision = (await run(channel)).decision
+    assert decision.era == "modern" and decision.reason == "server/discover answered"
+    assert decision.steps[0].answer == "a result listing 2026-07-28"
+    assert decision.summary() == "auto → modern: server/discover answered"
+
+
+class ControlledChannel:
+    """Each request waits on a future the test settles, so the race is driven by events."""
+
+    transport_kind: TransportKind = "stdio"
+
+    def __init__(self) -> None:
+        self.requests: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self.cancelled: list[str] = []
+        self.sent: list[str] = []
+        self.sent_event = asyncio.Event()
+        self.notified: list[str] = []
+        self.era: Era | None = None
+
+    def use_era(self, era: Era, protocol_version: str) -> None:
+        self.era = era
+
+    async def handshake_request(
+        self, method: str, params: dict[str, Any], *, timeout: float | None, reason: str
+    ) -> dict[str, Any]:
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        key = method if method not in self.requests else f"{method}#2"
+        self.requests[key] = future
+        self.sent.append(key)
+        self.sent_event.set()
+        try:
+            return await future
+        except asyncio.CancelledError:
+            self.cancelled.append(key)
+            raise
+
+    async def handshake_notify(self, method: str, params: dict[str, Any] | None) -> None:
+        self.notified.append(method)
+
+    def is_rpc_error(self, error: BaseException) -> bool:
+        return isinstance(error, RpcError)
+
+    async def wait_for(self, key: str) -> asyncio.Future[dict[str, Any]]:
+        while key not in self.requests:
+            self.sent_event.clear()
+            await self.sent_event.wait()
+        return self.requests[key]
+
+
+def start(channel: ControlledChannel) -> asyncio.Task[Any]:
+    return asyncio.create_task(
+        negotiate(
+            channel,
+            "auto",
+            client_info={"name": "t", "version": "0"},
+            probe_timeout=0.0,
+            request_timeout=60.0,
+        )
+    )
+
+
+async def test_a_late_discover_answer_wins_over_the_fallback_initialize() -> None:
+    channel = ControlledChannel()
+    dance = start(channel)
+    probe = await channel.wait_for("server/discover")
+    await channel.wait_for("initialize")
+    probe.set_result(discover_result("2026-07-28"))
+    agreed = await dance
+    assert agreed.era == "modern" and channel.era == "modern"
+    assert channel.cancelled == ["initialize"] and channel.notified == []
+    assert agreed.decision.reason == "server/discover answered late (a slow start)"
+    answers = [step.answer for step in agreed.decision.steps]
+    assert answers[0].startswith("no answer within 0 s; kept listening")
+    assert answers[1] == "late: a result listing 2026-07-28"
+    assert answers[2].startswith("abandoned")
+
+
+async def test_initialize_refused_with_a_modern_version_means_modern() -> None:
+    channel = ControlledChannel()
+    dance = start(channel)
+    probe = await channel.wait_for("server/discover")
+    init = await channel.wait_for("initialize")
+    probe.set_exception(TransportError("timeout", "silent"))
+    init.set_exception(RpcError(-32022, "Unsupported", {"supported": ["2026-07-28"]}))
+    again = await channel.wait_for("server/discover#2")
+    again.set_result(discover_result("2026-07-28"))
+    agreed = await dance
+    assert agreed.era == "modern" and channel.sent == [
+        "server/discover",
+        "initialize",
+        "server/discover#2",
+    ]
+    assert "-32022" in agreed.decision.reason
+
+
+async def test_an_initialize_answer_while_the_probe_is_silent_means_legacy() -> None:
+    channel = ControlledChannel()
+    dance = start(channel)
+    await channel.wait_for("server/discover")
+    init = await channel.wait_for("initialize")
+    init.set_result(INIT_RESULT)
+    agreed = await dance
+    assert agreed.era == "legacy" and channel.cancelled == ["server/discover"]
+    assert channel.notified == ["notifications/initialized"]
+
+
+async def test_a_failed_dance_keeps_its_steps() -> None:
+    channel = ScriptedChannel(RpcError(-32601, "nope"), TransportError("closed", "gone"))
+    with pytest.raises(TransportError) as caught:
+        await run(channel)
+    steps = era_steps(caught.value)
+    assert [step.method for step in steps] == ["server/discover", "initialize"]
+    assert steps[1].answer == "gone"

@@ -8,8 +8,9 @@ Line two: task counts, paused, filter and sort. Server text
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.style import Style
 from rich.text import Text
@@ -56,6 +57,26 @@ def verbs_text(capabilities: TasksCapabilities) -> str:
     return " ".join(name for name, declared in verbs if declared) or "no verbs"
 
 
+def era_tag(era: Mapping[str, Any]) -> str:
+    """How the era was settled, in a few words: `auto→legacy`, `--era modern`."""
+    preference = one_line(str(era.get("preference", "")), 10)
+    settled = one_line(str(era.get("settled", "")), 10)
+    return f"{preference}→{settled}" if preference == "auto" else f"--era {settled}"
+
+
+def era_text(era: Mapping[str, Any]) -> Text:
+    """The whole decision (the header's tooltip): why it settled, then each request's answer."""
+    text = Text(f"Era {era_tag(era)}: {one_line(str(era.get('reason', '')), 200)}")
+    tried = era.get("tried")
+    for step in tried if isinstance(tried, list) else []:
+        if isinstance(step, dict):
+            method = one_line(str(step.get("method", "")), 40)
+            version = one_line(str(step.get("protocolVersion", "")), 20)
+            answer = one_line(str(step.get("answer", "")), 200)
+            text.append(f"\n  {method} at {version}: {answer}")
+    return text
+
+
 @dataclass(frozen=True, slots=True)
 class ListView:
     """What the second line says about the list: shown count, filter, sort, pause."""
@@ -96,6 +117,8 @@ class HeaderBar(Static):
 
     def watch_state(self) -> None:
         self.update(self.header_text(), layout=False)  # always two lines: no layout pass
+        info = self.state.info if self.state is not None else None
+        self.tooltip = era_text(info.era) if info is not None and info.era else None
 
     def _style(self, variable: str) -> Style:
         return theme_style(self.app.theme_variables, variable, bold=True)
@@ -125,6 +148,8 @@ class HeaderBar(Static):
             line.append(info.transport)
             line.append(" · ", _MUTED)
             line.append(one_line(info.protocol_version, 20))
+            if info.era:
+                line.append(f" ({era_tag(info.era)})", _MUTED)
             line.append(" · ", _MUTED)
             capabilities = info.capabilities
             line.append(f"{capabilities.wire} tasks", _BOLD)

@@ -1,7 +1,8 @@
 """Pick a tool to run: type to narrow the list by name and description, enter to choose.
 
 A typed function (`ModalScreen[ToolInfo | None]`). Tool names and descriptions are server text,
-shown through `one_line`; the legacy `taskSupport` is shown beside each tool.
+shown through `one_line`; the legacy `taskSupport` is shown beside each tool, and a tool that
+cannot be called says why and cannot be picked.
 """
 
 from __future__ import annotations
@@ -33,9 +34,14 @@ def matches(tool: ToolInfo, query: str) -> bool:
 
 
 def tool_label(tool: ToolInfo) -> Text:
-    """One line: name, legacy task support, description."""
+    """One line: name, legacy task support, description (or why the tool cannot be called)."""
     label = Text(no_wrap=True, overflow="ellipsis")
-    label.append(one_line(tool.name, NAME_WIDTH).ljust(NAME_WIDTH), "bold")
+    label.append(
+        one_line(tool.name, NAME_WIDTH).ljust(NAME_WIDTH), "dim" if tool.unusable else "bold"
+    )
+    if tool.unusable is not None:
+        label.append(" ⊘ unusable: " + one_line(tool.unusable, DESCRIPTION_WIDTH), "dim")
+        return label
     if tool.task_support is not None:
         label.append(f" {tool.task_support:<9}", "dim")
     label.append(" " + one_line(tool.description, DESCRIPTION_WIDTH))
@@ -75,7 +81,9 @@ class ToolPicker(ModalScreen[ToolInfo | None]):
     def _refill(self, query: str) -> None:
         self.shown = [tool for tool in self.tools if matches(tool, query)]
         options = self.query_one(OptionList)
-        options.set_options(Option(tool_label(tool)) for tool in self.shown)
+        options.set_options(
+            Option(tool_label(tool), disabled=tool.unusable is not None) for tool in self.shown
+        )
         if self.shown:
             options.highlighted = 0
         elif not self.tools:
@@ -94,7 +102,9 @@ class ToolPicker(ModalScreen[ToolInfo | None]):
     def pick_highlighted(self) -> None:
         highlighted = self.query_one(OptionList).highlighted
         if highlighted is not None and highlighted < len(self.shown):
-            self.dismiss(self.shown[highlighted])
+            tool = self.shown[highlighted]
+            if tool.unusable is None:
+                self.dismiss(tool)
 
     @on(OptionList.OptionSelected, "#picker-list")
     def pick_clicked(self, event: OptionList.OptionSelected) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from app.cli.output import usage_error
+from app.engine.answer_defaults import with_defaults
 from app.engine.models import InputKind, InputRequest
 
 MATCH_KEYS = frozenset({"key", "message", "method"})
@@ -108,12 +109,13 @@ def _parse_rule(rule: Any, where: str) -> AnswerRule:
 def response_problems(request: InputRequest, response: Any) -> list[str]:
     """What is wrong with `response` as an answer to `request` ([] = fine to send).
 
-    A form ElicitResult with action accept is checked against the request's schema.
+    A form ElicitResult with action accept is checked against the request's schema, with the
+    schema's defaults in the fields it leaves out (they are sent that way, SEP-1034).
     """
     if not isinstance(response, dict):
         return ["the response must be a JSON object"]
     if request.kind in (InputKind.FORM, InputKind.URL):
-        return _elicit_problems(request, response)
+        return _elicit_problems(request, with_defaults(request, response))
     if request.kind is InputKind.SAMPLING:
         return _sampling_problems(response)
     if request.kind is InputKind.ROOTS:

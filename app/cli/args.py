@@ -209,7 +209,9 @@ def build_parser() -> ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_target_flags(parser)
-    groups = parser.add_subparsers(dest="group", metavar="{tasks,tools,demo,replay,demo-server}")
+    groups = parser.add_subparsers(
+        dest="group", metavar="{tasks,tools,resources,prompts,demo,replay,demo-server}"
+    )
 
     def leaf(
         sub: argparse._SubParsersAction[ArgumentParser],
@@ -274,8 +276,20 @@ def build_parser() -> ArgumentParser:
         add_input_flags,
     )
 
+    resources = groups.add_parser("resources", help="resource verbs").add_subparsers(
+        dest="verb", required=True
+    )
+    leaf(resources, "list", "List the server's resources.")
+    leaf(resources, "read", "Read one resource.", add_uri_flag)
+    prompts = groups.add_parser("prompts", help="prompt verbs").add_subparsers(
+        dest="verb", required=True
+    )
+    leaf(prompts, "list", "List the server's prompts.")
+    leaf(prompts, "get", "Get one prompt, filled with its arguments.", add_prompt_flags)
+
     demo = groups.add_parser("demo", help="open the TUI on the built-in demo server")
     demo.add_argument("--wire", choices=["legacy", "extension"], default=argparse.SUPPRESS)
+    demo.add_argument("--era", choices=["auto", "legacy", "modern"], default=argparse.SUPPRESS)
     add_recording_flags(demo)
     replay = groups.add_parser("replay", help="open the TUI on a recording (no server, read-only)")
     replay.add_argument("file", metavar="FILE")
@@ -289,6 +303,17 @@ def build_parser() -> ArgumentParser:
 def add_task_id_flag(parser: argparse.ArgumentParser) -> None:
     """`--task-id`, for the verbs about one task."""
     parser.add_argument("--task-id", required=True)
+
+
+def add_uri_flag(parser: argparse.ArgumentParser) -> None:
+    """`resources read`: which resource."""
+    parser.add_argument("--uri", required=True)
+
+
+def add_prompt_flags(parser: argparse.ArgumentParser) -> None:
+    """`prompts get`: which prompt, and its arguments."""
+    parser.add_argument("--name", required=True)
+    parser.add_argument("--prompt-args", default=None, metavar="JSON|@FILE|-")
 
 
 def add_export_flags(parser: argparse.ArgumentParser) -> None:

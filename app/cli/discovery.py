@@ -14,8 +14,6 @@ from app.cli.output import EXIT_OK, TASKS_UNSUPPORTED, CliError, Output
 if TYPE_CHECKING:
     from app.cli.session import Session
 
-MAX_TOOL_PAGES = 100
-
 
 def require(declared: bool, verb: str, session: Session) -> None:
     """Refuse (without sending) a verb the server never declared on its tasks wire."""
@@ -34,22 +32,25 @@ def require(declared: bool, verb: str, session: Session) -> None:
 
 
 async def capabilities(session: Session, out: Output) -> int:
-    """`tasks capabilities`: the resolved wire and declared verbs (exit 0 whatever they are)."""
-    out.result(session.capabilities.as_json())
+    """`tasks capabilities`: the resolved wire and declared verbs (exit 0 whatever they are),
+    and how the era was decided."""
+    decision = session.info.era_decision
+    era = decision.as_json() if decision is not None else None
+    out.result({**session.capabilities.as_json(), "era": era})
     return EXIT_OK
 
 
 async def tools_list(session: Session, out: Output) -> int:
-    """`tools list`: every page of `tools/list`."""
-    tools: list[Any] = []
-    cursor: str | None = None
-    for _ in range(MAX_TOOL_PAGES):
-        page = await session.connection.request("tools/list", {"cursor": cursor} if cursor else {})
-        found = page.get("tools")
-        tools.extend(found if isinstance(found, list) else [])
-        next_cursor = page.get("nextCursor")
-        if not isinstance(next_cursor, str) or not next_cursor or next_cursor == cursor:
-            break
-        cursor = next_cursor
-    out.result({"tools": tools})
+    """`tools list`: every page of `tools/list`, each tool as the server sent it; tools that
+    cannot be called (SEP-2243 annotations) are named with the reason under `unusable`."""
+    tools = await session.list_tools()
+    document: dict[str, Any] = {"tools": tools}
+    unusable = {
+        name: problem
+        for tool in tools
+        if isinstance(name := tool.get("name"), str) and (problem := session.tool_problem(name))
+    }
+    if unusable:
+        document["unusable"] = unusable
+    out.result(document)
     return EXIT_OK

@@ -11,12 +11,14 @@ from app.cli.output import (
     RPC_ERROR,
     TASK_UNKNOWN_OR_EXPIRED,
     TASKS_UNSUPPORTED,
+    TOOL_UNUSABLE,
     CliError,
 )
 from app.engine.adapter import TaskUnknown, VerbUnsupported
 from app.engine.guard import ReadOnlyRefused
 from app.engine.protocol_keys import TASKS_EXTENSION
 from app.engine.rpc_types import RpcError
+from app.engine.tool_headers import ToolUnusable
 from app.engine.transports.base import TransportError
 
 LEGACY_SESSION_HINT = (
@@ -48,6 +50,10 @@ def cli_error(exc: BaseException, *, wire: str = "none", task_id: str | None = N
         return exc
     if isinstance(exc, TaskUnknown):
         return unknown_task_error(exc.task_id, exc.detail, wire)
+    if isinstance(exc, ToolUnusable):
+        return CliError(
+            TOOL_UNUSABLE, str(exc), {"tool": exc.tool, "reason": exc.reason, "sent": False}
+        )
     if isinstance(exc, ReadOnlyRefused):
         return CliError(
             READONLY, str(exc), {"verb": exc.verb, "taskId": exc.task_id, "sent": False}

@@ -71,6 +71,8 @@ async def dispatch(
         from app.cli.discovery import tools_list
 
         return await tools_list(session, out)
+    if group in ("resources", "prompts"):
+        return await _catalogue_verb(namespace, session, out)
     if (group, verb) in ANSWERING_VERBS:
         return await _answering_verb(namespace, session, responder, out)
     from app.cli import commands
@@ -84,6 +86,19 @@ async def dispatch(
     if verb == "cancel":
         return await commands.task_cancel(session, namespace.task_id, out)
     return await commands.task_update(session, namespace.task_id, namespace.input_responses, out)
+
+
+async def _catalogue_verb(namespace: argparse.Namespace, session: Session, out: Output) -> int:
+    """`resources list|read`, `prompts list|get`."""
+    from app.cli import catalogue
+
+    if namespace.group == "resources":
+        if namespace.verb == "list":
+            return await catalogue.resources_list(session, out)
+        return await catalogue.resource_read(session, namespace.uri, out)
+    if namespace.verb == "list":
+        return await catalogue.prompts_list(session, out)
+    return await catalogue.prompt_get(session, namespace.name, namespace.prompt_args, out)
 
 
 async def _answering_verb(

@@ -19,6 +19,7 @@ from app.cli.output import CONNECTION_FAILED, TASKS_WIRE_MISMATCH, CliError, Out
 from app.cli.record import open_recorder
 from app.cli.target import target_from_args
 from app.cli.trace import FrameTrace
+from app.engine.negotiate import NegotiationError, era_steps
 from app.engine.reconnect import ConnectionEvent, ReconnectPolicy
 from app.engine.rpc_types import RpcError
 from app.engine.sanitize import clean_text
@@ -59,11 +60,11 @@ async def open_session(
             await session.open()
         except WireMismatch as mismatch:
             raise wire_mismatch_error(mismatch) from mismatch
-        except (RpcError, TransportError, OSError) as exc:
+        except (RpcError, TransportError, OSError, NegotiationError) as exc:
             raise CliError(
                 CONNECTION_FAILED,
                 f"could not connect to {target.label}",
-                {"reason": str(exc), **_details(exc)},
+                {"reason": str(exc), **_details(exc), **_era_details(exc)},
             ) from exc
         yield session
     finally:
@@ -91,6 +92,18 @@ def wire_mismatch_error(mismatch: WireMismatch) -> CliError:
             "protocolVersion": mismatch.info.protocol_version,
         },
     )
+
+
+def _era_details(exc: BaseException) -> dict[str, Any]:
+    """The next thing to try, and what the era dance tried before it failed."""
+    details: dict[str, Any] = {}
+    hint = getattr(exc, "hint", None)
+    if isinstance(hint, str):
+        details["hint"] = hint
+    steps = era_steps(exc)
+    if steps:
+        details["era"] = {"tried": [step.as_json() for step in steps]}
+    return details
 
 
 def _details(exc: BaseException) -> dict[str, Any]:

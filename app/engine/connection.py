@@ -39,6 +39,7 @@ from app.engine.rpc_types import (
     ServerRequestHandler,
 )
 from app.engine.targets import HttpTarget, Target
+from app.engine.tool_headers import ToolHeaders, ToolUnusable, read_tool
 from app.engine.transports import make_transport
 from app.engine.transports.base import Era, Inbound, TransportError, TransportKind
 
@@ -47,6 +48,8 @@ __all__ = ["Connection", "default_client_info"]
 log = logging.getLogger(__name__)
 
 LATE_IDS_REMEMBERED = 256
+MAX_LIST_PAGES = 100
+TOOLS_REMEMBERED = 10_000
 
 
 @dataclass(slots=True)
@@ -110,6 +113,9 @@ class Connection:
         self._handlers = _Handlers()
         self._server_requests: dict[str | int, asyncio.Task[None]] = {}
         self._server_methods: dict[str | int, str] = {}
+        self._tool_headers: dict[str, ToolHeaders] = {}
+        """SEP-2243 header parameters of every tool seen in a `tools/list` answer."""
+        self._tools_listed = False
 
     # -- public API -----------------------------------------------------------------------------
 
@@ -154,6 +160,7 @@ class Connection:
             capabilities=agreed.capabilities,
             instructions=agreed.instructions,
             transport=self._transport.kind,
+            era_decision=agreed.decision,
         )
         self.state = "connected"
         return self._info
@@ -179,6 +186,7 @@ class Connection:
                 if self.state == "closed"
                 else RuntimeError("the connection is not open yet")
             )
+        headers: dict[str, str] = {}
         if self._era == "modern" and self._version is not None:
             params = stamp_modern(
                 params,
@@ -186,8 +194,64 @@ class Connection:
                 client_info=self.client_info,
                 declare_tasks=declare_tasks,
             )
+            if method == "tools/call" and self.transport_kind == "http":
+                headers = await self._param_headers(params)
         wait = self.request_timeout if isinstance(timeout, EllipsisType) else timeout
-        return await self._call(method, params, reason=reason, timeout=wait)
+        return await self._call(method, params, reason=reason, timeout=wait, headers=headers)
+
+    async def list_all(
+        self, method: str, key: str, *, reason: str = "user"
+    ) -> list[dict[str, Any]]:
+        """Every page of a paginated list (`tools/list` → `tools`, …), bounded to
+        `MAX_LIST_PAGES`; each item as the server sent it."""
+        items: list[dict[str, Any]] = []
+        cursor: str | None = None
+        for _ in range(MAX_LIST_PAGES):
+            page = await self.request(method, {"cursor": cursor} if cursor else {}, reason=reason)
+            found = page.get(key)
+            if isinstance(found, list):
+                items.extend(item for item in found if isinstance(item, dict))
+            next_cursor = page.get("nextCursor")
+            if not isinstance(next_cursor, str) or not next_cursor or next_cursor == cursor:
+                break
+            cursor = next_cursor
+        return items
+
+    async def list_tools(self, *, reason: str = "user") -> list[dict[str, Any]]:
+        """Every page of `tools/list`; afterwards every tool's header parameters are known."""
+        tools = await self.list_all("tools/list", "tools", reason=reason)
+        self._tools_listed = True
+        return tools
+
+    def tool_problem(self, name: str) -> str | None:
+        """Why the connection refuses to call tool `name` (SEP-2243 annotations), if it does."""
+        if self._era != "modern" or self.transport_kind != "http":
+            return None
+        known = self._tool_headers.get(name)
+        return known.problem if known is not None else None
+
+    async def _param_headers(self, params: Mapping[str, Any]) -> dict[str, str]:
+        """The `Mcp-Param-*` headers of a modern `tools/call` over HTTP; raises ToolUnusable for
+        a tool whose annotations are invalid. An unknown tool is looked up in `tools/list` once."""
+        name = params.get("name")
+        if not isinstance(name, str):
+            return {}
+        if name not in self._tool_headers and not self._tools_listed:
+            await self.list_tools(reason="x-mcp-header: learn the tool's header parameters")
+        known = self._tool_headers.get(name)
+        if known is None:
+            return {}
+        if known.problem is not None:
+            raise ToolUnusable(name, known.problem)
+        arguments = params.get("arguments")
+        return known.for_arguments(arguments if isinstance(arguments, dict) else {})
+
+    def _learn_tools(self, result: Mapping[str, Any]) -> None:
+        tools = result.get("tools")
+        for tool in tools if isinstance(tools, list) else []:
+            name = tool.get("name") if isinstance(tool, dict) else None
+            if isinstance(name, str) and len(self._tool_headers) < TOOLS_REMEMBERED:
+                self._tool_headers[name] = read_tool(tool)
 
     async def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
         """Send a notification (no answer expected)."""
@@ -251,6 +315,7 @@ class Connection:
         *,
         reason: str,
         timeout: float | None,
+        headers: Mapping[str, str] | None = None,
     ) -> dict[str, Any]:
         rpc_id = next(self._ids)
         message = envelope(method, params, rpc_id)
@@ -265,7 +330,7 @@ class Connection:
         )
         timer: asyncio.TimerHandle | None = None
         try:
-            await self._send(message, reason=reason)
+            await self._send(message, reason=reason, headers=headers)
             if timeout is not None:
                 # One timer instead of `wait_for`, which costs an extra future and loop turn.
                 timer = loop.call_later(timeout, _time_out, future)
@@ -286,10 +351,12 @@ class Connection:
             if not future.done():
                 future.cancel()
 
-    async def _send(self, message: dict[str, Any], *, reason: str) -> None:
+    async def _send(
+        self, message: dict[str, Any], *, reason: str, headers: Mapping[str, str] | None = None
+    ) -> None:
         self._out_reasons[id(message)] = reason
         try:
-            await self._transport.send(message)
+            await self._transport.send(message, headers)
         finally:
             self._out_reasons.pop(id(message), None)
 
@@ -360,7 +427,7 @@ class Connection:
     # -- receiving ------------------------------------------------------------------------------
 
     def _resolve(self, inbound: Inbound, message: dict[str, Any]) -> None:
-        rpc_id = message.get("id")
+        rpc_id = message.get("id") if inbound.answers is None else inbound.answers
         pending = self._pending.pop(rpc_id, None) if isinstance(rpc_id, str | int) else None
         if pending is None:
             late = self._late.pop(rpc_id, None) if isinstance(rpc_id, str | int) else None
@@ -373,10 +440,16 @@ class Connection:
             return
         latency = (time.monotonic() - pending.sent_at) * 1000
         body_error = response_problem(message)
+        reason = pending.reason
+        if inbound.answers is not None:
+            reason += (
+                f"; its id {deep_json.dumps(message.get('id'))} was taken as request {rpc_id!r},"
+                " the only request of that HTTP POST"
+            )
         self._emit_inbound(
             inbound,
             method=pending.method,
-            reason=pending.reason,
+            reason=reason,
             latency_ms=latency,
             error=body_error,
             task_id=pending.task_id,
@@ -406,6 +479,8 @@ class Connection:
                 )
             )
         else:
+            if pending.method == "tools/list":
+                self._learn_tools(message["result"])
             pending.future.set_result(message["result"])
 
     def _start_server_request(self, method: str, message: dict[str, Any]) -> None:
@@ -567,9 +642,9 @@ class _Handshake:
         connection._transport.set_era(era, protocol_version)
 
     async def handshake_request(
-        self, method: str, params: dict[str, Any], *, timeout: float | None
+        self, method: str, params: dict[str, Any], *, timeout: float | None, reason: str
     ) -> dict[str, Any]:
-        return await self._connection._call(method, params, reason="connect", timeout=timeout)
+        return await self._connection._call(method, params, reason=reason, timeout=timeout)
 
     async def handshake_notify(self, method: str, params: dict[str, Any] | None) -> None:
         await self._connection._send(envelope(method, params), reason="connect")

@@ -68,6 +68,7 @@ def session_info(
         label=target.label,
         server_key=key or server_key(target),
         readonly=readonly,
+        era=info.era_decision.as_json() if info.era_decision is not None else {},
     )
 
 

@@ -50,6 +50,8 @@ class SessionInfo:
     label: str
     server_key: str
     readonly: bool = False
+    era: dict[str, Any] = field(default_factory=dict)
+    """How the era was decided (`EraDecision.as_json()`); empty in older recordings."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +132,7 @@ def session_line(at: float, info: SessionInfo) -> dict[str, Any]:
         },
         "capabilities": info.capabilities.as_json(),
         "readonly": info.readonly,
+        "era": info.era,
     }
 
 
@@ -245,6 +248,7 @@ def _session(line: dict[str, Any]) -> SessionInfo:
         label=str(server.get("label", "")),
         server_key=str(server.get("serverKey", "")),
         readonly=line.get("readonly") is True,
+        era=era if isinstance(era := line.get("era"), dict) else {},
     )
 
 

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from app.engine.transports.base import TransportError, TransportKind
+
+if TYPE_CHECKING:
+    from app.engine.negotiate import EraDecision
 
 __all__ = [
     "CloseListener",
@@ -75,6 +78,8 @@ class ServerInfo:
     capabilities: dict[str, Any]
     instructions: str | None
     transport: TransportKind
+    era_decision: EraDecision | None = None
+    """How the era was settled (what was tried, what answered, why)."""
 
 
 ServerRequestHandler = Callable[[dict[str, Any], dict[str, Any]], Awaitable[dict[str, Any]]]

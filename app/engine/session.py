@@ -16,8 +16,9 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from app.engine.connect_hint import next_step
 from app.engine.connection import Connection
 from app.engine.reconnect import ConnectionEvent, ReconnectPolicy, is_connection_lost
 from app.engine.recorder import server_key, session_info
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from app.engine.targets import Target
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 CLOSE_TIMEOUT_S = 5.0
 
@@ -113,14 +115,19 @@ class EngineSession:
     async def open(self) -> ServerInfo:
         """Connect, negotiate, resolve the tasks wire and check it against `expected_wire`.
 
-        Raises what the connection raises (RpcError, TransportError, OSError) or `WireMismatch`;
-        the first connection is never retried.
+        Raises what the connection raises (RpcError, TransportError, OSError, NegotiationError),
+        with a `hint` attribute naming the next thing to try, or `WireMismatch`; the first
+        connection is never retried.
         """
         connection = self._new_connection()
         try:
             info = await connection.open()
-        except BaseException:
+        except BaseException as error:
             self.state = "failed"
+            if isinstance(error, Exception):
+                error.hint = next_step(  # type: ignore[attr-defined]
+                    error, preference=self.era, transport=connection.transport_kind
+                )
             raise
         capabilities = resolve_capabilities(info)
         wire = capabilities.wire
@@ -181,14 +188,29 @@ class EngineSession:
         self, method: str, params: dict[str, Any] | None = None, *, reason: str = "user"
     ) -> dict[str, Any]:
         """A plain request on the current connection, repeated once after a reconnect."""
+        return await self._on_connection(lambda c: c.request(method, params, reason=reason))
+
+    async def list_tools(self, *, reason: str = "user") -> list[dict[str, Any]]:
+        """Every page of `tools/list`, repeated once after a reconnect."""
+        return await self._on_connection(lambda c: c.list_tools(reason=reason))
+
+    async def list_all(self, method: str, key: str) -> list[dict[str, Any]]:
+        """Every page of a paginated list (`resources/list` → `resources`, …)."""
+        return await self._on_connection(lambda c: c.list_all(method, key))
+
+    def tool_problem(self, name: str) -> str | None:
+        """Why tool `name` cannot be called over this connection (SEP-2243), if so."""
+        return self.connection.tool_problem(name)
+
+    async def _on_connection(self, job: Callable[[Connection], Awaitable[T]]) -> T:
         generation = await self._usable()
         try:
-            answer = await self.connection.request(method, params, reason=reason)
+            answer = await job(self.connection)
         except Exception as error:
             if not await self.recover(error, generation):
                 raise
             generation = await self._usable()
-            answer = await self.connection.request(method, params, reason=reason)
+            answer = await job(self.connection)
         self.succeeded(generation)
         return answer
 

@@ -21,6 +21,7 @@ from app.engine.adapter import (
     TaskUnknown,
 )
 from app.engine.adapters import WireAdapter
+from app.engine.answer_defaults import with_defaults
 from app.engine.input_text import REJECT_CODE
 from app.engine.inputs import InputBroker
 from app.engine.models import InputRequest, Task
@@ -109,13 +110,19 @@ class SessionAdapter:
         return await self._on_task(task_id, lambda a: a.cancel(task_id))
 
     async def answer(self, request: InputRequest, response: dict[str, Any]) -> None:
+        response = with_defaults(request, response)
         if request.task_id is None:
             await self._run(lambda a: a.answer(request, response), retry=True)
             return
         await self._on_task(request.task_id, lambda a: a.answer(request, response))
 
     async def answer_many(self, task_id: str, responses: dict[str, dict[str, Any]]) -> None:
-        await self._on_task(task_id, lambda a: a.answer_many(task_id, responses))
+        pending = {request.key: request for request in self.broker.pending(task_id)}
+        filled = {
+            key: with_defaults(pending[key], response) if key in pending else response
+            for key, response in responses.items()
+        }
+        await self._on_task(task_id, lambda a: a.answer_many(task_id, filled))
 
     async def reject(
         self, request: InputRequest, *, code: int = REJECT_CODE, message: str | None = None

@@ -96,9 +96,14 @@ class TaskList(TaskTable):
 
 
 def describe(exc: BaseException) -> str:
-    """An exception as one short line of plain text for toasts and the header."""
+    """An exception as one short line of plain text for toasts and the header, with the next
+    thing to try when the engine named one (a failed connect)."""
     text = str(exc)
-    return clean_text(f"{type(exc).__name__}: {text}" if text else type(exc).__name__, max_len=300)
+    line = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    hint = getattr(exc, "hint", None)
+    if isinstance(hint, str):
+        line = f"{line[:240]} — next: {hint}"
+    return clean_text(line, max_len=420)
 
 
 class TaskscopeApp(App[int]):

@@ -34,8 +34,6 @@ __all__ = ["LiveSource", "WireMismatch"]
 
 log = logging.getLogger(__name__)
 
-MAX_TOOL_PAGES = 100
-
 
 class LiveSource:
     """A `TaskSource` backed by an engine session (which reconnects) and a `Poller`."""
@@ -97,6 +95,7 @@ class LiveSource:
             label=self.target.label,
             server_key=self._session.server_key,
             readonly=self._readonly,
+            era=info.era_decision.as_json() if info.era_decision is not None else {},
         )
 
     async def run(self) -> None:
@@ -138,19 +137,13 @@ class LiveSource:
         if self._tools is not None:
             return self._tools
         legacy = self._require_adapter().capabilities.wire == "legacy"
-        tools: list[ToolInfo] = []
-        cursor: str | None = None
-        for _ in range(MAX_TOOL_PAGES):
-            params = {"cursor": cursor} if cursor else {}
-            page = await self._session.request("tools/list", params, reason="user")
-            found = page.get("tools")
-            for tool in found if isinstance(found, list) else []:
-                if isinstance(tool, dict):
-                    tools.append(ToolInfo.from_wire(tool, legacy=legacy))
-            next_cursor = page.get("nextCursor")
-            if not isinstance(next_cursor, str) or not next_cursor or next_cursor == cursor:
-                break
-            cursor = next_cursor
+        listed = await self._session.list_tools()
+        tools = [
+            ToolInfo.from_wire(
+                tool, legacy=legacy, unusable=self._session.tool_problem(str(tool.get("name")))
+            )
+            for tool in listed
+        ]
         self._tools = tools
         return tools
 

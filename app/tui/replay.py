@@ -40,6 +40,7 @@ def replayed_info(info: SessionInfo | None, path: str) -> SourceInfo:
         server_key=info.server_key,
         readonly=True,
         replay=True,
+        era=info.era,
     )
 
 

@@ -7,7 +7,7 @@ calls these verbs from its workers, so tests can swap the engine for a static on
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:  # annotations only: the App's first frame does not load the engine
@@ -40,6 +40,8 @@ class SourceInfo:
     """Creating, cancelling and answering are refused (`--readonly`, or a replay)."""
     replay: bool = False
     """The tasks come from a recording, not from a live server."""
+    era: dict[str, Any] = field(default_factory=dict)
+    """How the era was decided (`EraDecision.as_json()`): preference, settled, reason, tried."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,9 +53,13 @@ class ToolInfo:
     input_schema: dict[str, Any]
     task_support: TaskSupport | None
     """Legacy `execution.taskSupport` (absent means forbidden); None on the extension wire."""
+    unusable: str | None = None
+    """Why the tool cannot be called (invalid SEP-2243 `x-mcp-header` annotations), if so."""
 
     @classmethod
-    def from_wire(cls, tool: dict[str, Any], *, legacy: bool) -> ToolInfo:
+    def from_wire(
+        cls, tool: dict[str, Any], *, legacy: bool, unusable: str | None = None
+    ) -> ToolInfo:
         """Read one `tools/list` entry leniently (missing fields become empty)."""
         schema = tool.get("inputSchema")
         execution = tool.get("execution")
@@ -67,6 +73,7 @@ class ToolInfo:
             description=description if isinstance(description, str) else "",
             input_schema=schema if isinstance(schema, dict) else {"type": "object"},
             task_support=task_support,
+            unusable=unusable,
         )
 
 

@@ -3,6 +3,9 @@
 Paths pick the server's personality:
 - `/legacy`: a legacy server that answers `server/discover` with a plain-text HTTP 400, assigns
   `Mcp-Session-Id`, refuses the GET stream with 405 and counts DELETEs (see `/stats`);
+- `/legacy/<probe>`: the same legacy server answering the probe as servers in the wild do:
+  `null-id` (TypeScript SDK: HTTP 400, -32000, id null), `string-id` (Python SDK 1.x: HTTP 400,
+  -32600, id "server-error"), `empty` (a `{}` result, as servers that answer every method so);
 - `/modern`: a modern server whose first `server/discover` fails with -32022 naming another version.
 Both offer `test/*` methods: echo the request headers, rate-limit with Retry-After, JSON-RPC
 errors in HTTP 400 bodies, and an SSE answer that first asks the client a question.
@@ -25,7 +28,33 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response, Strea
 from starlette.routing import Route
 
 OTHER_MODERN = "2026-09-01"
-STATS: dict[str, Any] = {"deletes": [], "answers": {}}
+STATS: dict[str, Any] = {"deletes": [], "answers": {}, "resumes": [], "calls": []}
+HEADER_TOOLS: list[dict[str, Any]] = [
+    {
+        "name": "regional",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "region": {"type": "string", "x-mcp-header": "Region"},
+                "priority": {"type": "integer", "x-mcp-header": "Priority"},
+                "verbose": {"type": "boolean", "x-mcp-header": "Verbose"},
+                "note": {"type": "string", "x-mcp-header": "Note"},
+                "body": {"type": "string"},
+            },
+        },
+    },
+    {
+        "name": "broken",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"score": {"type": "number", "x-mcp-header": "Score"}},
+        },
+    },
+]
+"""`/modern` tools: one with SEP-2243 header parameters, one whose annotation is invalid."""
+RESUMABLE: dict[str, Any] = {}
+"""SEP-1699: the answer owed to a POST whose SSE stream was cut, keyed by the stream's last id."""
+RETRY_MS = 300
 ANSWERS: dict[str, asyncio.Future[dict[str, Any]]] = {}
 
 
@@ -84,18 +113,65 @@ async def common(message: dict[str, Any], request: Request) -> Response | None:
         )
     if method == "test/ask":
         return await ask_then_answer(rpc_id)
+    if method == "test/cut":
+        return cut_stream(rpc_id)
     return None
+
+
+def cut_stream(rpc_id: Any) -> StreamingResponse:
+    """SSE: a priming event with an id and `retry:`, then the stream ends without the answer;
+    a GET with `Last-Event-ID` gets it (after a notification, as servers replay)."""
+    event_id = f"cut-{rpc_id}"
+
+    async def events() -> Any:
+        yield f"id: {event_id}\nretry: {RETRY_MS}\ndata: \n\n"
+        RESUMABLE[event_id] = {"id": rpc_id, "closed_at": time()}
+
+    return StreamingResponse(events(), media_type="text/event-stream")
+
+
+async def resume(request: Request) -> Response:
+    """The GET that resumes a cut stream: replay the owed answer, then stay open."""
+    last = request.headers.get("last-event-id", "")
+    owed = RESUMABLE.pop(last, None)
+    if owed is None:
+        return PlainTextResponse("nothing to resume", status_code=405)
+    STATS["resumes"].append({"lastEventId": last, "waitedS": time() - owed["closed_at"]})
+
+    async def events() -> Any:
+        note = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "hi"}}
+        yield f"id: {last}-1\nevent: message\ndata: {json.dumps(note)}\n\n"
+        answer = {"jsonrpc": "2.0", "id": owed["id"], "result": {"resumed": True}}
+        yield f"id: {last}-2\nevent: message\ndata: {json.dumps(answer)}\n\n"
+        await asyncio.sleep(30)  # a resumed stream may stay open; the client stops reading
+
+    return StreamingResponse(events(), media_type="text/event-stream")
+
+
+PROBE_ANSWERS: dict[str, Any] = {
+    "plain": lambda rpc_id: PlainTextResponse("Bad Request: Server not initialized", 400),
+    "null-id": lambda rpc_id: rpc_error(
+        None, -32000, "Bad Request: Server not initialized", status_code=400
+    ),
+    "string-id": lambda rpc_id: rpc_error(
+        "server-error", -32600, "Bad Request: Missing session ID", status_code=400
+    ),
+    "empty": lambda rpc_id: rpc_result(rpc_id, {}),
+}
 
 
 async def legacy(request: Request) -> Response:
     if request.method == "GET":
+        if request.headers.get("last-event-id"):
+            return await resume(request)
         return PlainTextResponse("no standalone stream", status_code=405)
     if request.method == "DELETE":
         STATS["deletes"].append(request.headers.get("mcp-session-id"))
         return Response(status_code=200)
     message = await request.json()
     if message.get("method") == "server/discover":
-        return PlainTextResponse("Bad Request: Server not initialized", status_code=400)
+        probe = request.path_params.get("probe", "plain")
+        return PROBE_ANSWERS[probe](message.get("id"))
     if message.get("method") == "initialize":
         result = {
             "protocolVersion": "2025-11-25",
@@ -131,17 +207,30 @@ async def modern(request: Request) -> Response:
         return rpc_error(
             message["id"], -32600, "initialize is not a modern method", status_code=400
         )
+    if message.get("method") == "tools/list":
+        return rpc_result(message["id"], {"resultType": "complete", "tools": HEADER_TOOLS})
+    if message.get("method") == "tools/call":
+        params = message["params"]
+        seen = {k: v for k, v in request.headers.items() if k.startswith("mcp-param-")}
+        STATS["calls"].append(params["name"])
+        return rpc_result(
+            message["id"],
+            {"resultType": "complete", "content": [{"type": "text", "text": json.dumps(seen)}]},
+        )
     answered = await common(message, request)
     return answered or rpc_error(message.get("id"), -32601, "Method not found", status_code=404)
 
 
 async def stats(request: Request) -> Response:
-    return JSONResponse({"deletes": STATS["deletes"]})
+    return JSONResponse(
+        {"deletes": STATS["deletes"], "resumes": STATS["resumes"], "calls": STATS["calls"]}
+    )
 
 
 app = Starlette(
     routes=[
         Route("/legacy", legacy, methods=["GET", "POST", "DELETE"]),
+        Route("/legacy/{probe}", legacy, methods=["GET", "POST", "DELETE"]),
         Route("/modern", modern, methods=["POST"]),
         Route("/stats", stats, methods=["GET"]),
     ]

@@ -47,6 +47,10 @@ class Inbound:
     http_status: int | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
     retry_after: float | None = None
+    answers: str | int | None = None
+    """The request an error response answers although its own `id` does not name it (an HTTP
+    POST carries one request, so the lone error in its answer is that request's, whatever its id
+    says: servers send `null` or a string such as "server-error")."""
 
 
 class TransportSink(Protocol):
@@ -72,8 +76,9 @@ class Transport(Protocol):
     def set_era(self, era: Era, protocol_version: str) -> None:
         """Tell the transport which era's headers to send from now on."""
 
-    async def send(self, message: dict[str, Any]) -> None:
-        """Send one message; reported via `sink.on_outgoing` before it leaves."""
+    async def send(self, message: dict[str, Any], headers: Mapping[str, str] | None = None) -> None:
+        """Send one message; reported via `sink.on_outgoing` before it leaves. `headers` are
+        extra HTTP headers for it (SEP-2243 `Mcp-Param-*`); transports without headers drop them."""
 
     def abandon(self, rpc_id: str | int) -> None:
         """Nobody waits for this request's answer any more (timeout or caller gave up)."""

@@ -9,10 +9,8 @@ The bytes travel over the lean HTTP/1.1 pool, or httpx when a proxy applies (`ht
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -29,12 +27,20 @@ from app.engine.transports.base import (
     classify_value,
     parse_retry_after,
 )
+from app.engine.transports.header_values import encode_header_value
 from app.engine.transports.http_client import HttpClient, HttpResponse, make_http_client
 from app.engine.transports.sse_decoder import SseDecoder, SseEvent
 
 BODY_EXCERPT = 500
 CONNECT_TIMEOUT = 10.0
 DELETE_TIMEOUT = 2.0
+LISTEN_READY_TIMEOUT = 5.0
+"""How long the legacy handshake waits for the standalone GET stream to open (servers drop the
+questions they send while no stream is open)."""
+RESUME_ATTEMPTS = 5
+DEFAULT_RETRY_MS = 1000
+"""SEP-1699: how often, and after how long when the server set no `retry:`, a POST's SSE stream
+that ended without its answer is resumed with GET and `Last-Event-ID`."""
 NAME_PARAMS: Mapping[str, str] = {
     "tools/call": "name",
     "prompts/get": "name",
@@ -54,15 +60,6 @@ IDEMPOTENT_METHODS = frozenset(
     }
 )
 """Requests safe to send twice: resent once when a reused connection was found closed."""
-_HEADER_SAFE = re.compile(r"^[\x20-\x7E]*$")
-_B64_SENTINEL = re.compile(r"^=\?base64\?.*\?=$")
-
-
-def encode_header_value(value: str) -> str:
-    """A header value as is when it is plain printable ASCII, else as `=?base64?…?=`."""
-    if _HEADER_SAFE.match(value) and value == value.strip() and not _B64_SENTINEL.match(value):
-        return value
-    return f"=?base64?{base64.b64encode(value.encode()).decode('ascii')}?="
 
 
 def routing_name(message: Mapping[str, Any]) -> str | None:
@@ -154,10 +151,10 @@ class StreamableHttpTransport:
                 headers["Mcp-Name"] = encode_header_value(name)
         return headers
 
-    async def send(self, message: dict[str, Any]) -> None:
+    async def send(self, message: dict[str, Any], headers: Mapping[str, str] | None = None) -> None:
         if self._closed or self._client is None or self._sink is None:
             raise TransportError("closed", "HTTP transport is closed")
-        headers = self.headers_for(message)
+        headers = {**self.headers_for(message), **(headers or {})}
         self._sink.on_outgoing(message, headers)
         rpc_id = message.get("id")
         if "method" in message and isinstance(rpc_id, str | int):
@@ -175,9 +172,14 @@ class StreamableHttpTransport:
             task.cancel()
 
     async def after_handshake(self) -> None:
-        """Legacy: open the standalone GET SSE stream for server-initiated messages."""
-        if self._era == "legacy":
-            self._spawn(self._listen())
+        """Legacy: open the standalone GET SSE stream for server-initiated messages, and wait
+        (briefly) until the server answered it, so no question is sent while it is closed."""
+        if self._era != "legacy":
+            return
+        opened: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._spawn(self._listen(opened))
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(opened), LISTEN_READY_TIMEOUT)
 
     async def close(self) -> None:
         if self._closed:
@@ -213,13 +215,16 @@ class StreamableHttpTransport:
         assert client is not None
         body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
         retry = rpc_id is not None and message.get("method") in IDEMPOTENT_METHODS
+        position = _StreamPosition()
         try:
             exchange = client.stream(
                 "POST", self._target.url, headers=headers, body=body, retry=retry
             )
             async with exchange as response:
                 self._capture_session(response)
-                failure = await self._read_response(response, rpc_id)
+                failure = await self._read_response(response, rpc_id, position)
+            if failure is not None and rpc_id is not None and self._resumable(position):
+                failure = await self._resume(rpc_id, position)
         except client.errors as exc:
             failure = TransportError("closed", f"HTTP request failed: {exc!r}")
         if failure is None:
@@ -229,22 +234,23 @@ class StreamableHttpTransport:
         self._fail(rpc_id, failure)
 
     async def _read_response(
-        self, response: HttpResponse, rpc_id: str | int | None
+        self, response: HttpResponse, rpc_id: str | int | None, position: _StreamPosition
     ) -> TransportError | None:
         """Dispatch every message a POST response carries; the failure if `rpc_id` got no answer."""
         status = response.status_code
         headers = _plain_headers(response)
         if status < 400 and "text/event-stream" in headers.get("content-type", ""):
-            if await self._read_sse(response, rpc_id, headers) or rpc_id is None:
+            if await self._read_sse(response, rpc_id, headers, position) or rpc_id is None:
                 return None
             return TransportError(
                 "closed", "the server ended the SSE response without answering", http_status=status
             )
         text = (await response.aread()).decode("utf-8", errors="replace")
         retry_after = parse_retry_after(headers.get("retry-after"))
-        items = _inbound_from_body(text, status, headers, retry_after)
+        items = _adopt_lone_error(_inbound_from_body(text, status, headers, retry_after), rpc_id)
         answered = False
         for item in items:
+            answered = answered or item.answers is not None
             answered = answered or (item.message is not None and _answers(item.message, rpc_id))
             if item.message is not None or status < 400:
                 self._sink_incoming(item)
@@ -273,18 +279,74 @@ class StreamableHttpTransport:
         )
 
     async def _read_sse(
-        self, response: HttpResponse, rpc_id: str | int | None, headers: Mapping[str, str]
+        self,
+        response: HttpResponse,
+        rpc_id: str | int | None,
+        headers: Mapping[str, str],
+        position: _StreamPosition | None = None,
+        *,
+        until_answered: bool = False,
     ) -> bool:
-        """Dispatch each SSE `message` event as it arrives; True when one answered `rpc_id`."""
+        """Dispatch each SSE `message` event as it arrives; True when one answered `rpc_id`.
+
+        `position` keeps the last event id and `retry:` hint seen, for a resumption;
+        `until_answered` stops reading at the answer (a resumed GET may stay open after it).
+        """
         answered = False
         status = response.status_code
         decoder = SseDecoder()
         async for chunk in response.aiter_bytes():
             for event in decoder.feed(chunk):
+                if position is not None:
+                    position.saw(event)
                 answered = self._dispatch_event(event, rpc_id, status, headers) or answered
+            if answered and until_answered:
+                return True
         for event in decoder.close():
+            if position is not None:
+                position.saw(event)
             answered = self._dispatch_event(event, rpc_id, status, headers) or answered
         return answered
+
+    def _resumable(self, position: _StreamPosition) -> bool:
+        """SEP-1699 (2025-11-25): a stream that named its events can be resumed with GET."""
+        return self._era == "legacy" and bool(position.last_event_id)
+
+    async def _resume(self, rpc_id: str | int, position: _StreamPosition) -> TransportError | None:
+        """Resume a POST's SSE stream that ended before its answer: wait the server's `retry:`
+        interval, GET with `Last-Event-ID`, and read the answer there; a bounded number of times."""
+        client = self._client
+        assert client is not None
+        for _ in range(RESUME_ATTEMPTS):
+            wait_ms = position.retry_ms if position.retry_ms is not None else DEFAULT_RETRY_MS
+            await asyncio.sleep(wait_ms / 1000)
+            headers = {
+                "Accept": "text/event-stream",
+                **self.base_headers(),
+                "Last-Event-ID": position.last_event_id,
+            }
+            resumed_from = position.last_event_id
+            exchange = client.stream("GET", self._target.url, headers=headers, long_lived=True)
+            async with exchange as response:
+                plain = _plain_headers(response)
+                if response.status_code >= 400 or "text/event-stream" not in plain.get(
+                    "content-type", ""
+                ):
+                    text = (await response.aread()).decode("utf-8", errors="replace")
+                    failure = http_failure(response, text)
+                    return TransportError(
+                        "closed",
+                        "the server ended the SSE response without answering, and resuming it "
+                        f"(GET, Last-Event-ID {resumed_from}) got {failure.message}",
+                        http_status=response.status_code,
+                    )
+                if await self._read_sse(response, rpc_id, plain, position, until_answered=True):
+                    return None
+        return TransportError(
+            "closed",
+            f"the server ended the SSE response without answering, also after {RESUME_ATTEMPTS} "
+            "resumptions with Last-Event-ID",
+        )
 
     def _dispatch_event(
         self, event: SseEvent, rpc_id: str | int | None, status: int, headers: Mapping[str, str]
@@ -296,14 +358,17 @@ class StreamableHttpTransport:
         self._sink_incoming(item)
         return item.message is not None and _answers(item.message, rpc_id)
 
-    async def _listen(self) -> None:
-        """The legacy standalone GET stream; 405 means the server offers none."""
+    async def _listen(self, opened: asyncio.Future[None]) -> None:
+        """The legacy standalone GET stream; 405 means the server offers none. `opened` is set
+        once the server answered the GET, whatever it said."""
         client = self._client
         assert client is not None
         headers = {"Accept": "text/event-stream", **self.base_headers()}
         try:
             exchange = client.stream("GET", self._target.url, headers=headers, long_lived=True)
             async with exchange as response:
+                if not opened.done():
+                    opened.set_result(None)
                 plain = _plain_headers(response)
                 if response.status_code >= 400 or "text/event-stream" not in plain.get(
                     "content-type", ""
@@ -312,6 +377,9 @@ class StreamableHttpTransport:
                 await self._read_sse(response, None, plain)
         except client.errors:
             return
+        finally:
+            if not opened.done():
+                opened.set_result(None)
 
     # -- helpers --------------------------------------------------------------------------------
 
@@ -332,6 +400,21 @@ class StreamableHttpTransport:
         task = asyncio.create_task(coroutine)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+
+
+class _StreamPosition:
+    """Where an SSE stream got to: the last event id and the server's `retry:` hint (ms)."""
+
+    __slots__ = ("last_event_id", "retry_ms")
+
+    def __init__(self) -> None:
+        self.last_event_id = ""
+        self.retry_ms: int | None = None
+
+    def saw(self, event: SseEvent) -> None:
+        self.last_event_id = event.id
+        if event.retry is not None:
+            self.retry_ms = event.retry
 
 
 def _plain_headers(response: HttpResponse) -> Mapping[str, str]:
@@ -357,6 +440,28 @@ def _inbound_from_body(
             parsed = classify_value(item, deep_json.dumps(item))
         items.append(replace(parsed, http_status=status, headers=headers, retry_after=retry_after))
     return items
+
+
+def _adopt_lone_error(items: list[Inbound], rpc_id: str | int | None) -> list[Inbound]:
+    """Mark the one error response of a POST's JSON body as the answer to the POST's request
+    when no message names that request (an error with `id` null, a string or another number)."""
+    if rpc_id is None:
+        return items
+    messages = [item.message for item in items if item.message is not None]
+    if any(_answers(message, rpc_id) for message in messages):
+        return items
+    errors = [i for i, item in enumerate(items) if _is_error_response(item.message)]
+    if len(errors) != 1:
+        return items
+    adopted = list(items)
+    adopted[errors[0]] = replace(items[errors[0]], answers=rpc_id)
+    return adopted
+
+
+def _is_error_response(message: Mapping[str, Any] | None) -> bool:
+    return (
+        message is not None and "method" not in message and isinstance(message.get("error"), dict)
+    )
 
 
 def _answers(message: Mapping[str, Any], rpc_id: str | int | None) -> bool:

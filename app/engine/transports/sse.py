@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urljoin
 
@@ -69,7 +70,7 @@ class SseTransport:
     def abandon(self, rpc_id: str | int) -> None:
         """Answers share the one stream; there is nothing to stop per request."""
 
-    async def send(self, message: dict[str, Any]) -> None:
+    async def send(self, message: dict[str, Any], headers: Mapping[str, str] | None = None) -> None:
         if self._closed or self._client is None or self._sink is None or self._endpoint is None:
             raise TransportError("closed", "SSE transport is closed")
         endpoint = self._endpoint.result()

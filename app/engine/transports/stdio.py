@@ -12,6 +12,7 @@ import json
 import logging
 import os
 from collections import deque
+from collections.abc import Mapping
 from typing import Any
 
 from app.engine.targets import StdioTarget
@@ -79,7 +80,7 @@ class StdioTransport:
     def abandon(self, rpc_id: str | int) -> None:
         """A late answer on the pipe is reported by the connection; nothing to stop here."""
 
-    async def send(self, message: dict[str, Any]) -> None:
+    async def send(self, message: dict[str, Any], headers: Mapping[str, str] | None = None) -> None:
         process = self._process
         if self._closed or process is None or process.stdin is None:
             raise TransportError("closed", self._closed_message())
