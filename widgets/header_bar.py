@@ -148,8 +148,6 @@ class HeaderBar(Static):
             line.append(info.transport)
             line.append(" · ", _MUTED)
             line.append(one_line(info.protocol_version, 20))
-            if info.era:
-                line.append(f" ({era_tag(info.era)})", _MUTED)
             line.append(" · ", _MUTED)
             capabilities = info.capabilities
             line.append(f"{capabilities.wire} tasks", _BOLD)
@@ -169,6 +167,8 @@ class HeaderBar(Static):
         if state.problem:
             line.append("  ")
             line.append(one_line(state.problem, 80), self._style("text-error"))
+        if info is not None and info.era:
+            line.append(f"  era {era_tag(info.era)}", _MUTED)
         return line
 
     def _list_line(self, state: HeaderState) -> Text:
