@@ -624,6 +624,31 @@ def test_terminal_notification_ends_the_watch_and_drops_the_stale_poll() -> None
     assert all(e.source == "notification" for e in rec.events[1:])
 
 
+def test_a_poll_answer_older_than_a_notification_that_overtook_it_is_not_applied() -> None:
+    def stamped(message: str, second: int) -> Task:
+        at_time = datetime(2026, 1, 1, 0, 0, second, tzinfo=UTC)
+        return make_task(message=message, hint=1000).model_copy(update={"last_updated_at": at_time})
+
+    adapter = FakeAdapter()
+    adapter.latency["t"] = 1.0
+    adapter.script("t", stamped("Analyzing", 5), make_task("completed", result={}))
+    rec = Recorder()
+
+    async def main() -> None:
+        poller = Poller(adapter, rec)
+        poller.watch(stamped("Gathering", 1))
+        push = adapter.status_listeners[0]
+        newer = status_payload(
+            "working", statusMessage="Synthesizing", lastUpdatedAt="2026-01-01T00:00:09Z"
+        )
+        await asyncio.gather(poller.run_until_idle(), at(1.5, lambda: push(newer)))
+
+    virtual(main)
+    messages = [e.task.status_message for e in rec.events if e.kind in ("created", "changed")]
+    assert messages == ["Gathering", "Synthesizing"]
+    assert rec.kinds()[-3:] == ["transition", "result", "stopped"]
+
+
 def test_progress_attaches_to_the_task_and_survives_polls() -> None:
     adapter = FakeAdapter("legacy")
     adapter.script(

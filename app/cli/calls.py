@@ -46,7 +46,7 @@ async def task_watch(
         return task_id
 
     report = await watch.run(start)
-    out.result(report.envelope(session.wire))
+    out.result(report.envelope(session.wire, session.adapter.variants.seen))
     return report.exit_code
 
 
@@ -83,6 +83,7 @@ async def tools_call(
             "wire": session.wire,
             "taskId": outcome.task.task_id,
             "task": task_json(outcome.task),
+            **variants_of(session),
         }
     )
     return EXIT_OK
@@ -112,8 +113,15 @@ async def _create_and_watch(
     report = await watch.run(start)
     if synchronous and report.outcome != "aborted":
         return print_tool_result(synchronous[0], out, synchronous=True)
-    out.result(report.envelope(session.wire))
+    out.result(report.envelope(session.wire, session.adapter.variants.seen))
     return report.exit_code
+
+
+def variants_of(session: Session) -> dict[str, Any]:
+    """`{"variants": {…}}` when the server's frames differed from the spec in ways taskscope
+    accepted (each with how often it was seen), else nothing."""
+    seen = session.adapter.variants.seen
+    return {"variants": dict(seen)} if seen else {}
 
 
 def print_tool_result(result: dict[str, Any], out: Output, *, synchronous: bool = False) -> int:

@@ -9,7 +9,7 @@ that this run could not answer, 7 timeout, 130 aborted.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,14 +72,17 @@ class WatchReport:
     def exit_code(self) -> int:
         return OUTCOME_EXIT[self.outcome]
 
-    def envelope(self, wire: str) -> dict[str, Any]:
-        """The one stdout document of a watch."""
+    def envelope(self, wire: str, variants: Mapping[str, int]) -> dict[str, Any]:
+        """The one stdout document of a watch; `variants` are the ways the server's frames
+        differed from the spec that taskscope accepted (each with how often it was seen)."""
         document: dict[str, Any] = {
             "outcome": self.outcome,
             "wire": wire,
             "taskId": self.task_id,
             "task": task_json(self.task) if self.task is not None else None,
         }
+        if variants:
+            document["variants"] = dict(variants)
         if self.detail:
             document["detail"] = self.detail
         if self.unanswered:

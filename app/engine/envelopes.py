@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.engine.protocol_keys import RELATED_TASK_META
+from app.engine.protocol_keys import RELATED_TASK_KEYS
 
 METHOD_NOT_FOUND = -32601
 INTERNAL_ERROR = -32603
@@ -26,10 +26,20 @@ def frame_task_id(message: Mapping[str, Any] | None) -> str | None:
         for holder in (body, body.get("task")):
             if isinstance(holder, dict) and isinstance(holder.get("taskId"), str):
                 return str(holder["taskId"])
-        meta = body.get("_meta")
-        related = meta.get(RELATED_TASK_META) if isinstance(meta, dict) else None
-        if isinstance(related, dict) and isinstance(related.get("taskId"), str):
-            return str(related["taskId"])
+        related = meta_task_id(body.get("_meta"))
+        if related is not None:
+            return related
+    return None
+
+
+def meta_task_id(meta: Any, keys: tuple[str, ...] = RELATED_TASK_KEYS) -> str | None:
+    """The `taskId` under the first of `keys` in a `_meta` object (the related-task keys)."""
+    if not isinstance(meta, dict):
+        return None
+    for key in keys:
+        holder = meta.get(key)
+        if isinstance(holder, dict) and isinstance(holder.get("taskId"), str):
+            return str(holder["taskId"])
     return None
 
 

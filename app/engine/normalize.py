@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal, cast
 
+from app.engine.envelopes import meta_task_id
 from app.engine.models import (
     KNOWN_STATUSES,
     RELATED_TASK_META,
@@ -23,6 +24,7 @@ from app.engine.models import (
     TaskStatus,
     Wire,
 )
+from app.engine.protocol_keys import TASK_STUB_KEYS
 
 _KEYS: dict[Wire, dict[str, tuple[str, str]]] = {
     "legacy": {"ttl": ("ttl", "ttlMs"), "poll": ("pollInterval", "pollIntervalMs")},
@@ -174,9 +176,29 @@ def _legacy_create(payload: dict[str, Any], tool: str, variants: Variants | None
         _note(variants, "tools/call: flat CreateTaskResult on the legacy wire")
         task = task_from_payload(payload, wire="legacy", variants=variants, tool_name=tool)
         return ParsedCreate(kind="task", task=task)
+    stub = _task_stub(payload)
+    if stub is not None:
+        key, body = stub
+        _note(variants, f"tools/call: the task came as _meta[{key!r}] on a tool result")
+        task = task_from_payload(
+            body, wire="legacy", variants=variants, frame=payload, tool_name=tool
+        )
+        return ParsedCreate(kind="task", task=task)
     if any(key in payload for key in _TOOL_RESULT_KEYS):
         return ParsedCreate(kind="sync", sync_result=payload)
     raise ProtocolViolation("tools/call answered with neither a task nor a tool result", payload)
+
+
+def _task_stub(payload: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """A task announced in a tool result's `_meta` (key and body), as older SDKs answer."""
+    meta = payload.get("_meta")
+    if not isinstance(meta, dict):
+        return None
+    for key in TASK_STUB_KEYS:
+        body = meta.get(key)
+        if isinstance(body, dict) and isinstance(body.get("taskId"), str) and "status" in body:
+            return key, body
+    return None
 
 
 def _extension_create(
@@ -250,11 +272,9 @@ def input_request_from_server_request(
 
 
 def related_task_id(params: dict[str, Any]) -> str | None:
-    """The taskId in `params._meta["io.modelcontextprotocol/related-task"]`, if any."""
-    meta = params.get("_meta")
-    related = meta.get(RELATED_TASK_META) if isinstance(meta, dict) else None
-    task_id = related.get("taskId") if isinstance(related, dict) else None
-    return task_id if isinstance(task_id, str) else None
+    """The taskId in `params._meta["io.modelcontextprotocol/related-task"]` (or the older
+    `modelcontextprotocol.io/related-task`), if any."""
+    return meta_task_id(params.get("_meta"))
 
 
 def task_error_from(error: Any) -> TaskError:

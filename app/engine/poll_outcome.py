@@ -26,6 +26,17 @@ def event_kind(old: Task | None, new: Task, *, from_poll: bool) -> EventKind | N
     return "polled" if from_poll else None
 
 
+def overtaken(old: Task | None, new: Task, *, pushed_at: float | None, sent_at: float) -> bool:
+    """Whether a poll answer is older than a notification that arrived while the poll was out:
+    both carry `lastUpdatedAt` and the answer's is the earlier (applying it would go back)."""
+    if old is None or pushed_at is None or pushed_at < sent_at:
+        return False
+    before, after = old.last_updated_at, new.last_updated_at
+    if before is None or after is None or (before.tzinfo is None) != (after.tzinfo is None):
+        return False
+    return after < before
+
+
 def illegal_transition(
     old: Task | None, new: Task, *, cancel_requested_at: float | None, sent_at: float
 ) -> str | None:

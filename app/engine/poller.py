@@ -30,6 +30,7 @@ from app.engine.poll_outcome import (
     error_frame,
     event_kind,
     illegal_transition,
+    overtaken,
     retry_after,
     task_error,
 )
@@ -404,6 +405,10 @@ class Poller:
             return
         watch.errors = 0
         watch.retry_after = None
+        if overtaken(watch.task, task, pushed_at=watch.pushed_at, sent_at=sent_at):
+            assert watch.task is not None
+            self._schedule.plan(watch, watch.task, since=self._clock.monotonic())
+            return
         illegal = illegal_transition(
             watch.task, task, cancel_requested_at=watch.cancel_requested_at, sent_at=sent_at
         )
@@ -468,6 +473,7 @@ class Poller:
             return
         if watch.finishing:
             return
+        watch.pushed_at = self._clock.monotonic()
         self._accept(watch, task, source, from_poll=False)
 
     def _finish(self, watch: Watch, source: Source) -> None:

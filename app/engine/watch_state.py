@@ -26,3 +26,4 @@ class Watch:
     announced: set[str] = field(default_factory=set)
     cancel_requested_at: float | None = None
     finishing: bool = False  # terminal; only the legacy result fetch is left
+    pushed_at: float | None = None  # when a notification last set `task` (monotonic)
