@@ -8,6 +8,8 @@ client, as an independent implementation of the wire. Every server runs at `--sp
 
 from __future__ import annotations
 
+import json
+import socket
 import time
 from collections.abc import Iterator
 from typing import Any, Literal
@@ -29,6 +31,10 @@ TASKS = "io.modelcontextprotocol/tasks"
 FAST = ("--speed", "20", "--poll-interval-ms", "50")
 RAW = TypeAdapter(dict[str, Any])
 UNSET: Any = object()
+ENVELOPE = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {"extensions": {TASKS: {}}},
+}
 
 
 # --------------------------------------------------------------------------- raw HTTP client
@@ -49,11 +55,15 @@ class ModernHttp:
         *,
         declare: bool = True,
         name: str | None = UNSET,
+        capabilities: dict[str, Any] | None = None,
     ) -> httpx.Response:
-        """POST one request; `name` overrides the `Mcp-Name` header (None leaves it out)."""
-        capabilities: dict[str, Any] = {"elicitation": {"form": {}, "url": {}}}
+        """POST one request; `name` overrides the `Mcp-Name` header (None leaves it out) and
+        `capabilities` the declared client capabilities (the tasks extension is added unless
+        `declare` is False)."""
+        if capabilities is None:
+            capabilities = {"elicitation": {"form": {}, "url": {}}}
         if declare:
-            capabilities["extensions"] = {TASKS: {}}
+            capabilities = {**capabilities, "extensions": {TASKS: {}}}
         meta = {
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientInfo": {"name": "taskscope-tests", "version": "0"},
@@ -306,12 +316,54 @@ def test_tasks_methods_need_the_extension_declared_on_the_request(raw: ModernHtt
     assert error["data"]["requiredCapabilities"]["extensions"] == {TASKS: {}}
 
 
-def test_mcp_name_must_match_the_task_id_when_present(raw: ModernHttp) -> None:
+def test_mcp_name_must_carry_the_task_id(raw: ModernHttp) -> None:
     task_id = raw.create("validate_config")
     status, error = raw.error("tasks/get", {"taskId": task_id}, name="someone-else")
     assert status == 400 and error["code"] == -32020
     assert raw.get(task_id)["taskId"] == task_id
-    assert raw.result("tasks/get", {"taskId": task_id}, name=None)["taskId"] == task_id
+
+
+@pytest.mark.parametrize("method", ["tasks/get", "tasks/cancel", "tasks/update"])
+def test_tasks_methods_without_mcp_name_are_a_header_mismatch(raw: ModernHttp, method: str) -> None:
+    """SEP-2663 makes the task id a routing name, and SEP-2243 rejects a missing one (-32020)."""
+    task_id = raw.create("provision_server")
+    params: dict[str, Any] = {"taskId": task_id}
+    if method == "tasks/update":
+        params["inputResponses"] = {}
+    status, error = raw.error(method, params, name=None)
+    assert status == 400 and error["code"] == -32020
+    assert raw.get(task_id)["status"] != "cancelled"
+    raw.result("tasks/cancel", {"taskId": task_id})
+
+
+def test_mcp_name_header_name_is_case_insensitive_and_its_value_is_trimmed(
+    raw: ModernHttp,
+) -> None:
+    """Written on a bare socket: httpx refuses to send a header value with edge whitespace."""
+    task_id = raw.create("validate_config")
+    body = {
+        "jsonrpc": "2.0",
+        "id": 99,
+        "method": "tasks/get",
+        "params": {"taskId": task_id, "_meta": ENVELOPE},
+    }
+    url = httpx.URL(raw.url)
+    payload = json.dumps(body).encode()
+    head = (
+        f"POST {url.path} HTTP/1.1\r\nHost: {url.host}:{url.port}\r\n"
+        "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+        "mcp-protocol-version: 2026-07-28\r\nMCP-METHOD: tasks/get\r\n"
+        f"mcp-NAME: \t {task_id}  \r\nContent-Length: {len(payload)}\r\nConnection: close\r\n\r\n"
+    )
+    with socket.create_connection((url.host, url.port or 80), timeout=10) as sock:
+        sock.sendall(head.encode() + payload)
+        reply = b""
+        while chunk := sock.recv(65536):
+            reply += chunk
+    status_line, _, rest = reply.partition(b"\r\n")
+    assert b" 200 " in status_line, reply
+    answer = json.loads(rest.partition(b"\r\n\r\n")[2])
+    assert answer["result"]["taskId"] == task_id
 
 
 # ------------------------------------------------------------------ HTTP: synchronous answers
@@ -372,6 +424,37 @@ def test_bad_input_does_not_crash_the_server(raw: ModernHttp) -> None:
     assert raw.call("lookup_weather")["resultType"] == "complete"
 
 
+def test_cancel_is_visible_on_the_very_next_get(raw: ModernHttp) -> None:
+    task_id = raw.create("migrate_database", {"tables": 500})
+    raw.result("tasks/cancel", {"taskId": task_id})
+    cancelled = raw.get(task_id)
+    assert cancelled["status"] == "cancelled"
+    assert cancelled["statusMessage"] == "Cancelled by request."
+
+
+@pytest.mark.parametrize(
+    ("tool", "capabilities", "required"),
+    [
+        ("summarize_text", {"elicitation": {}}, {"sampling": {}}),
+        ("index_workspace", {"sampling": {}}, {"roots": {}}),
+        ("connect_account", {"elicitation": {"form": {}}}, {"elicitation": {"url": {}}}),
+        ("deploy_release", {}, {"elicitation": {}}),
+    ],
+)
+def test_task_never_asks_what_the_creating_request_did_not_declare(
+    raw: ModernHttp, tool: str, capabilities: dict[str, Any], required: dict[str, Any]
+) -> None:
+    """The synchronous path answers -32021 for these; a task fails with the same error instead
+    of parking on a question the client declared it cannot answer."""
+    created = raw.result("tools/call", {"name": tool, "arguments": {}}, capabilities=capabilities)
+    assert created["resultType"] == "task"
+    failed = raw.wait(created["taskId"], "failed", "completed", "input_required")
+    assert failed["status"] == "failed"
+    assert failed["error"]["code"] == -32021
+    assert failed["error"]["data"] == {"requiredCapabilities": required}
+    assert "inputRequests" not in failed and "result" not in failed
+
+
 # --------------------------------------------------------------------------- HTTP: pacing and TTL
 
 
@@ -412,6 +495,117 @@ def test_expiry_sweep_forgets_the_older_task_and_keeps_the_younger() -> None:
         _status, error = raw.error("tasks/get", {"taskId": older})
         assert error["code"] == -32602
         assert raw.get(younger)["taskId"] == younger
+
+
+# --------------------------------------------------------------------------- --conformance
+
+
+@pytest.fixture(scope="module")
+def conformance_url() -> Iterator[str]:
+    with start_http_demo("extension", *FAST, "--conformance") as (url, _process):
+        yield url
+
+
+@pytest.fixture
+def conf(conformance_url: str) -> Iterator[ModernHttp]:
+    client = ModernHttp(conformance_url)
+    yield client
+    client.http.close()
+
+
+def test_conformance_fixtures_are_listed_only_with_the_flag(
+    raw: ModernHttp, conf: ModernHttp
+) -> None:
+    fixtures = {
+        "greet",
+        "slow_compute",
+        "confirm_delete",
+        "multi_input",
+        "failing_job",
+        "protocol_error_job",
+        "test_tool_with_task",
+    }
+    listed = {tool["name"] for tool in conf.result("tools/list", {})["tools"]}
+    assert fixtures <= listed and "build_report" in listed
+    assert "test_sampling" not in listed  # legacy-wire only
+    default = {tool["name"] for tool in raw.result("tools/list", {})["tools"]}
+    assert not fixtures & default
+
+
+def test_greet_is_never_a_task_even_with_the_legacy_task_hint(conf: ModernHttp) -> None:
+    params = {"name": "greet", "arguments": {"name": "sep-2243"}, "task": {"ttl": 60000}}
+    answer = conf.result("tools/call", params)
+    assert answer["resultType"] == "complete" and "taskId" not in answer
+    assert answer["content"][0]["text"] == "Hello, sep-2243!"
+
+
+def test_slow_compute_is_a_task_with_the_extension_and_synchronous_without(
+    conf: ModernHttp,
+) -> None:
+    sync = conf.call("slow_compute", {"seconds": 0}, declare=False)
+    assert sync["resultType"] == "complete" and sync["content"]
+    task_id = conf.create("slow_compute", {"seconds": 60, "label": "x"})
+    assert conf.result("tasks/cancel", {"taskId": task_id})["resultType"] == "complete"
+    assert conf.wait(task_id, "cancelled", "completed", "failed")["status"] == "cancelled"
+    done = conf.wait(conf.create("slow_compute", {"seconds": 1}), "completed")
+    assert done["result"]["content"][0]["text"] == "Computed slow_compute in 1 s."
+
+
+def test_failing_job_needs_the_extension_and_completes_with_is_error(conf: ModernHttp) -> None:
+    status, error = conf.error(
+        "tools/call", {"name": "failing_job", "arguments": {}}, declare=False
+    )
+    assert status == 400 and error["code"] == -32021
+    assert error["data"] == {"requiredCapabilities": {"extensions": {TASKS: {}}}}
+    done = conf.wait(conf.create("failing_job"), "completed", "failed")
+    assert done["status"] == "completed" and done["result"]["isError"] is True
+
+
+def test_protocol_error_job_fails_with_the_error_inline(conf: ModernHttp) -> None:
+    failed = conf.wait(conf.create("protocol_error_job"), "completed", "failed")
+    assert failed["status"] == "failed" and "result" not in failed
+    assert failed["error"]["code"] == -32603
+
+
+def test_multi_input_is_answered_one_key_at_a_time(conf: ModernHttp) -> None:
+    task_id = conf.create("multi_input")
+    first, second = conf.wait(task_id, "input_required")["inputRequests"]
+    answer = {"action": "accept", "content": {"name": "partial-1", "confirm": True}}
+    conf.update(task_id, {first: answer})
+    partial = conf.get(task_id)
+    assert partial["status"] == "input_required" and list(partial["inputRequests"]) == [second]
+    conf.update(task_id, {second: answer})
+    assert conf.wait(task_id, "completed")["status"] == "completed"
+
+
+def test_confirm_delete_acks_unknown_keys_then_completes(conf: ModernHttp) -> None:
+    task_id = conf.create("confirm_delete", {"filename": "rt.txt"})
+    (key,) = conf.wait(task_id, "input_required")["inputRequests"]
+    assert conf.update(task_id, {"unknown-key": {"ignored": True}}) == {"resultType": "complete"}
+    conf.update(task_id, {key: {"action": "accept", "content": {"confirm": True}}})
+    done = conf.wait(task_id, "completed")
+    assert done["result"]["content"][0]["text"] == "Deleted rt.txt."
+
+
+def test_tool_with_task_asks_synchronously_then_becomes_a_task(conf: ModernHttp) -> None:
+    first = conf.call("test_tool_with_task")
+    assert first["resultType"] == "input_required" and "taskId" not in first
+    (key,) = first["inputRequests"]
+    assert first["inputRequests"][key]["method"] == "elicitation/create"
+    params = {
+        "name": "test_tool_with_task",
+        "arguments": {},
+        "inputResponses": {key: {"action": "accept", "content": {"name": "Alice"}}},
+    }
+    created = conf.result("tools/call", params)
+    assert created["resultType"] == "task"
+    assert {"requestState", "inputRequests"}.isdisjoint(created)
+    done = conf.wait(created["taskId"], "completed")
+    assert done["result"]["content"][0]["text"] == "Hello, Alice!"
+    status, error = conf.error(
+        "tools/call", {"name": "test_tool_with_task", "arguments": {}}, declare=False
+    )
+    assert status == 400 and error["code"] == -32021
 
 
 # ------------------------------------------------------------------ stdio, official SDK client

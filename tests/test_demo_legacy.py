@@ -569,3 +569,229 @@ def test_store_pages_by_owner_and_purges_expired_records() -> None:
     assert {r.task_id for r in purged} == {r.task_id for r in [*mine, theirs]}
     assert all(r.expired for r in purged)
     assert store.page("a", None, 2) == ([], None)
+
+
+# ------------------------------------------------------------------ protocol fixes
+
+
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+    "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+}
+
+
+def _modern_post(method: str, params: dict[str, Any], name: str | None = None) -> dict[str, Any]:
+    body = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": method,
+        "params": {**params, "_meta": MODERN_META},
+    }
+    headers = {
+        "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": method,
+    }
+    if name is not None:
+        headers["mcp-name"] = name
+    return {"body": body, "headers": headers}
+
+
+@pytest.mark.parametrize(
+    ("method", "params", "name"),
+    [
+        ("tools/list", {}, None),
+        ("tools/call", {"name": "lookup_weather", "arguments": {"city": "Oslo"}}, "lookup_weather"),
+        ("tools/call", {"name": "build_report", "arguments": {}, "task": {}}, "build_report"),
+        ("tools/call", {"name": "deploy_release", "arguments": {}}, "deploy_release"),
+        ("tasks/list", {}, None),
+    ],
+)
+async def test_http_modern_requests_are_refused_with_the_handshake_versions(
+    http_url: str, method: str, params: dict[str, Any], name: str | None
+) -> None:
+    """Only `server/discover` gets -32601; the SDK would otherwise serve the rest statelessly
+    (a legacy `CreateTaskResult` without `resultType`, questions with no back-channel)."""
+    request = _modern_post(method, params, name)
+    async with httpx.AsyncClient(timeout=10) as http:
+        response = await http.post(http_url, json=request["body"], headers=request["headers"])
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == -32022
+    assert error["data"]["requested"] == "2026-07-28"
+    assert "2025-11-25" in error["data"]["supported"]
+    assert "2026-07-28" not in error["data"]["supported"]
+
+
+async def _stdio_exchange(messages: list[dict[str, Any]], *extra: str) -> list[dict[str, Any]]:
+    """Send each message to a fresh stdio legacy server; return the reply to each request."""
+    command = stdio_demo_command("legacy", *FAST, *extra)
+    replies: list[dict[str, Any]] = []
+    async with await anyio.open_process(command, cwd=REPO_ROOT) as process:
+        assert process.stdin is not None and process.stdout is not None
+        lines = anyio.streams.text.TextReceiveStream(process.stdout)
+        buffer = ""
+        for message in messages:
+            await process.stdin.send((json.dumps(message) + "\n").encode())
+            if "id" not in message:
+                continue
+            with anyio.fail_after(20):
+                while "\n" not in buffer:
+                    buffer += await lines.receive()
+            line, buffer = buffer.split("\n", 1)
+            replies.append(dict(json.loads(line)))
+        await process.stdin.aclose()
+    return replies
+
+
+INITIALIZE: dict[str, Any] = {
+    "jsonrpc": "2.0",
+    "id": 10,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
+}
+
+
+async def test_stdio_modern_requests_are_refused_but_discover_is_method_not_found() -> None:
+    listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": MODERN_META}}
+    discover = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "server/discover",
+        "params": {"_meta": MODERN_META},
+    }
+    refused, not_found = await _stdio_exchange([listing, discover])
+    assert refused["error"]["code"] == -32022
+    assert refused["error"]["data"]["requested"] == "2026-07-28"
+    assert not_found["error"]["code"] == -32601
+
+
+async def test_stdio_task_augmented_call_before_initialize_is_refused_and_creates_nothing() -> None:
+    early = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "migrate_database", "arguments": {}, "task": {}},
+    }
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    listing = {"jsonrpc": "2.0", "id": 11, "method": "tasks/list", "params": {}}
+    refused, init, tasks = await _stdio_exchange([early, INITIALIZE, initialized, listing])
+    assert refused["error"]["code"] == -32602
+    assert init["result"]["protocolVersion"] == "2025-11-25"
+    assert tasks["result"]["tasks"] == []
+
+
+async def _raw_legacy_session(
+    http: httpx.AsyncClient, url: str, capabilities: dict[str, Any]
+) -> dict[str, str]:
+    """Initialize a raw HTTP session declaring `capabilities`; return its request headers."""
+    headers = {"accept": "application/json, text/event-stream"}
+    init = {**INITIALIZE, "params": {**INITIALIZE["params"], "capabilities": capabilities}}
+    response = await http.post(url, json=init, headers=headers)
+    headers["mcp-session-id"] = response.headers["mcp-session-id"]
+    headers["mcp-protocol-version"] = "2025-11-25"
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    await http.post(url, json=initialized, headers=headers)
+    return headers
+
+
+async def test_questions_the_client_cannot_answer_are_never_sent(http_url: str) -> None:
+    """Form-only elicitation (`elicitation: {}`), no sampling, no roots: the URL elicitation,
+    the sampling request and `roots/list` are not sent (the call would hang on them: nobody
+    answers here), and the jobs carry on as if refused."""
+    expected = {
+        "connect_account": "Account not linked (cancel).",
+        "summarize_text": "The client declined to sample.",
+        "index_workspace": "No roots were given; nothing indexed.",
+    }
+    async with httpx.AsyncClient(timeout=10) as http:
+        headers = await _raw_legacy_session(http, http_url, {"elicitation": {}})
+        for request_id, (tool, text) in enumerate(expected.items(), start=20):
+            call = {
+                "jsonrpc": "2.0",
+                "id": request_id,
+                "method": "tools/call",
+                "params": {"name": tool, "arguments": {}},
+            }
+            response = await http.post(http_url, json=call, headers=headers)
+            assert '"method":"elicitation/create"' not in response.text.replace(" ", "")
+            assert _sse_json(response)["result"]["content"][0]["text"] == text
+        task_call = {
+            "jsonrpc": "2.0",
+            "id": 30,
+            "method": "tools/call",
+            "params": {"name": "summarize_text", "arguments": {}, "task": {}},
+        }
+        created = _sse_json(await http.post(http_url, json=task_call, headers=headers))
+        task_id = created["result"]["task"]["taskId"]
+        result_call = {
+            "jsonrpc": "2.0",
+            "id": 31,
+            "method": "tasks/result",
+            "params": {"taskId": task_id},
+        }
+        response = await http.post(http_url, json=result_call, headers=headers)
+        assert "sampling/createMessage" not in response.text
+        assert _sse_json(response)["result"]["isError"] is True
+
+
+# ------------------------------------------------------------------ conformance fixtures
+
+
+async def test_conformance_flag_adds_the_everything_server_tools() -> None:
+    with start_http_demo("legacy", *FAST, "--conformance") as (url, _):
+        async with legacy_probe(http_transport(url)) as probe:
+            tools = {tool["name"]: tool for tool in (await probe.call("tools/list", {}))["tools"]}
+            assert {"test_simple_text", "test_sampling", "json_schema_2020_12_tool"} <= set(tools)
+            assert "greet" not in tools and "slow_compute" not in tools
+            schema = tools["json_schema_2020_12_tool"]["inputSchema"]
+            assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+            assert schema["$defs"]["address"]["$anchor"] == "addressDef"
+            assert schema["additionalProperties"] is False
+
+            text = await probe.call("tools/call", {"name": "test_simple_text"})
+            assert text["content"] == [
+                {"type": "text", "text": "This is a simple text response for testing."}
+            ]
+            mixed = await probe.call("tools/call", {"name": "test_multiple_content_types"})
+            assert [block["type"] for block in mixed["content"]] == ["text", "image", "resource"]
+            error = await probe.call("tools/call", {"name": "test_error_handling"})
+            assert error["isError"] is True
+
+            await probe.call(
+                "tools/call",
+                {"name": "test_tool_with_progress", "_meta": {"progressToken": "conf-1"}},
+            )
+            progress = [
+                p["progress"]
+                for p in probe.notifications("notifications/progress")
+                if p["progressToken"] == "conf-1"
+            ]
+            assert progress == [0, 50, 100]
+
+            sampled = await probe.call(
+                "tools/call", {"name": "test_sampling", "arguments": {"prompt": "Hi"}}
+            )
+            text_block = sampled["content"][0]["text"]
+            assert text_block == "LLM response: Servers run jobs; clients poll."
+            await probe.call("tools/call", {"name": "test_elicitation_sep1330_enums"})
+            asked = [f for f in probe.frames if f.get("method") == "elicitation/create"][-1]
+            properties = asked["params"]["requestedSchema"]["properties"]
+            assert set(properties) == {
+                "untitledSingle",
+                "titledSingle",
+                "legacyEnum",
+                "untitledMulti",
+                "titledMulti",
+            }
+
+
+async def test_default_catalogue_has_no_conformance_tools(http_url: str) -> None:
+    async with legacy_probe(http_transport(http_url)) as probe:
+        names = {tool["name"] for tool in (await probe.call("tools/list", {}))["tools"]}
+    assert not {name for name in names if name.startswith("test_")}

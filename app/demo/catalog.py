@@ -358,6 +358,12 @@ class DemoTool:
     legacy_only: bool = False
     answers_synchronously: Callable[[dict[str, Any]], bool] | None = None
     """Extension wire: when this returns True the server answers without creating a task."""
+    extension_task_support: TaskSupport = "optional"
+    """Extension wire: `forbidden` always answers at once, `optional` becomes a task when the
+    request declares the extension, `required` answers `-32021` to a request that does not."""
+    asks_before_task: bool = False
+    """Extension wire: the job's questions before its first pause are asked synchronously (MRTR
+    `InputRequiredResult` rounds); only once they are answered does the call become a task."""
 
 
 def _schema(**properties: dict[str, Any]) -> dict[str, Any]:
@@ -371,6 +377,7 @@ TOOLS: tuple[DemoTool, ...] = (
         _schema(city={"type": "string", "default": "Lisbon"}),
         lookup_weather,
         legacy_task_support="forbidden",
+        extension_task_support="forbidden",
     ),
     DemoTool(
         "build_report",
@@ -383,6 +390,7 @@ TOOLS: tuple[DemoTool, ...] = (
         "Migrates database tables one per second; cancel it when bored.",
         _schema(tables={"type": "integer", "minimum": 1, "maximum": 10000, "default": 60}),
         migrate_database,
+        extension_task_support="required",
     ),
     DemoTool(
         "provision_server",
@@ -452,16 +460,47 @@ TOOLS: tuple[DemoTool, ...] = (
 )
 
 
-def tools_for(wire: Literal["legacy", "extension"], *, bench: bool = False) -> tuple[DemoTool, ...]:
-    """The tools a demo server of that wire lists (plus the bench-only ones with `bench`)."""
+def tools_for(
+    wire: Literal["legacy", "extension"], *, bench: bool = False, conformance: bool = False
+) -> tuple[DemoTool, ...]:
+    """The tools a demo server of that wire lists (plus the bench-only ones with `bench`, and the
+    conformance suite's fixtures with `conformance`)."""
     tools = TOOLS
     if bench:
         from app.demo.bench_tools import BENCH_TOOLS
 
-        tools = (*TOOLS, *BENCH_TOOLS)
+        tools = (*tools, *BENCH_TOOLS)
+    if conformance:
+        from app.demo.conformance_tools import CONFORMANCE_TOOLS
+
+        tools = (*tools, *CONFORMANCE_TOOLS)
     if wire == "legacy":
         return tuple(tool for tool in tools if not tool.extension_only)
     return tuple(tool for tool in tools if not tool.legacy_only)
+
+
+def missing_capability(
+    requests: dict[str, dict[str, Any]], capabilities: dict[str, Any]
+) -> dict[str, Any] | None:
+    """The client capability the requests need but `capabilities` (a declared `ClientCapabilities`
+    object) lacks, as a `ClientCapabilities` fragment (e.g. `{"elicitation": {"url": {}}}`), or
+    None when the client may be asked. `elicitation: {}` means form mode only (2025-11-25)."""
+    for request in requests.values():
+        method = request.get("method")
+        params = request.get("params") or {}
+        if method == "elicitation/create":
+            declared = capabilities.get("elicitation")
+            if not isinstance(declared, dict):
+                return {"elicitation": {}}
+            if params.get("mode") == "url" and "url" not in declared:
+                return {"elicitation": {"url": {}}}
+            if params.get("mode", "form") == "form" and declared and "form" not in declared:
+                return {"elicitation": {"form": {}}}
+        elif method == "sampling/createMessage" and "sampling" not in capabilities:
+            return {"sampling": {}}
+        elif method == "roots/list" and "roots" not in capabilities:
+            return {"roots": {}}
+    return None
 
 
 async def scaled_sleep(seconds: float, speed: float) -> None:

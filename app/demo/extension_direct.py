@@ -20,12 +20,24 @@ class InputNeeded(Exception):
         self.requests = requests
 
 
-class DirectJobContext:
-    """`JobContext` for a synchronous call: answers come from the request's `inputResponses`."""
+class ReadyForTask(Exception):
+    """The job paused for the first time with every question so far answered: it now runs as a
+    task (see `DirectJobContext(..., pause_ends_call=True)`)."""
 
-    def __init__(self, speed: float, responses: dict[str, Any] | None) -> None:
+
+class DirectJobContext:
+    """`JobContext` for a synchronous call: answers come from the request's `inputResponses`.
+
+    With `pause_ends_call`, the job's first `sleep` raises `ReadyForTask` instead of sleeping: the
+    questions it asked up to then were answered in MRTR rounds, and the rest of the work belongs in
+    a task."""
+
+    def __init__(
+        self, speed: float, responses: dict[str, Any] | None, *, pause_ends_call: bool = False
+    ) -> None:
         self._speed = speed
         self._responses = responses or {}
+        self._pause_ends_call = pause_ends_call
 
     async def status(self, message: str) -> None:
         """Dropped: a synchronous call has no status to show."""
@@ -40,28 +52,7 @@ class DirectJobContext:
         raise InputNeeded(requests)
 
     async def sleep(self, seconds: float) -> None:
-        """Sleep `seconds` of demo time."""
+        """Sleep `seconds` of demo time (or end the call, see the class docstring)."""
+        if self._pause_ends_call:
+            raise ReadyForTask
         await scaled_sleep(seconds, self._speed)
-
-
-def missing_capability(
-    requests: dict[str, dict[str, Any]], capabilities: dict[str, Any]
-) -> dict[str, Any] | None:
-    """The client capability the requests need but `capabilities` lacks, as a `ClientCapabilities`
-    fragment (e.g. `{"elicitation": {"url": {}}}`), or None when the client may be asked."""
-    for request in requests.values():
-        method = request.get("method")
-        params = request.get("params") or {}
-        if method == "elicitation/create":
-            declared = capabilities.get("elicitation")
-            if not isinstance(declared, dict):
-                return {"elicitation": {}}
-            if params.get("mode") == "url" and "url" not in declared:
-                return {"elicitation": {"url": {}}}
-            if params.get("mode", "form") == "form" and declared and "form" not in declared:
-                return {"elicitation": {"form": {}}}
-        elif method == "sampling/createMessage" and "sampling" not in capabilities:
-            return {"sampling": {}}
-        elif method == "roots/list" and "roots" not in capabilities:
-            return {"roots": {}}
-    return None

@@ -2,10 +2,14 @@
 
 Built on the SDK's low-level `Server` (the catalogue brings its own JSON schemas, which the
 decorator-based `MCPServer` cannot take as they are). `server/discover` advertises the extension;
-a `tools/call` whose request declares it becomes a task (flat `CreateTaskResult`), except quick
-tools, which answer at once. Without the declaration a tool runs synchronously: questions use MRTR
-(`InputRequiredResult`), and `migrate_database`, which needs a task, answers `-32021`.
-`tasks/get|update|cancel` serve the task store; `tasks/list` and `tasks/result` do not exist.
+a `tools/call` whose request declares it becomes a task (flat `CreateTaskResult`), except tools
+with `extension_task_support="forbidden"`, which answer at once, and `asks_before_task` tools,
+whose first questions are MRTR rounds before the task exists. Without the declaration a tool runs
+synchronously: questions use MRTR (`InputRequiredResult`), and a `required` tool
+(`migrate_database`) answers `-32021`. A task never asks what its creating request did not declare
+(it fails with `-32021` instead). `tasks/get|update|cancel` serve the task store, for any request
+that declares the extension (no session scoping); `tasks/list` and `tasks/result` do not exist.
+`--conformance` adds the conformance suite's fixtures (`app.demo.conformance_tools`).
 """
 
 from __future__ import annotations
@@ -39,8 +43,8 @@ from mcp_types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import Field
 
-from app.demo.catalog import DemoTool, ToolFailure, text_result, tools_for
-from app.demo.extension_direct import DirectJobContext, InputNeeded, missing_capability
+from app.demo.catalog import DemoTool, ToolFailure, missing_capability, text_result, tools_for
+from app.demo.extension_direct import DirectJobContext, InputNeeded, ReadyForTask
 from app.demo.extension_tasks import TaskNotFound, TaskRecord, TaskStore
 from app.demo.http_guard import TasksHttpGuard
 from app.demo.options import DemoOptions
@@ -48,10 +52,6 @@ from app.demo.options import DemoOptions
 logger = logging.getLogger(__name__)
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
-ALWAYS_SYNCHRONOUS = frozenset({"lookup_weather"})
-"""Tools answered at once even when the client declared the extension."""
-TASK_ONLY = frozenset({"migrate_database"})
-"""Tools too long to run without a task: a non-declaring client gets `-32021`."""
 
 Context = ServerRequestContext[dict[str, Any], Any]
 
@@ -100,7 +100,10 @@ class ExtensionDemoServer:
 
     def __init__(self, options: DemoOptions) -> None:
         self._options = options
-        self._tools = {tool.name: tool for tool in tools_for("extension", bench=options.bench)}
+        self._tools = {
+            tool.name: tool
+            for tool in tools_for("extension", bench=options.bench, conformance=options.conformance)
+        }
         self.store = TaskStore(
             ttl_ms=options.ttl_ms, poll_interval_ms=options.poll_interval_ms, speed=options.speed
         )
@@ -157,17 +160,33 @@ class ExtensionDemoServer:
             raise MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {params.name}")
         arguments = params.arguments or {}
         modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
-        if modern and _declares_tasks(ctx) and not self._answers_at_once(tool, arguments):
-            record = self.store.start(tool.job, arguments)
-            logger.info("task %s created for %s", record.task_id, tool.name)
-            return {"resultType": "task", **record.wire()}
-        if modern and tool.name in TASK_ONLY:
+        declares = modern and _declares_tasks(ctx)
+        if modern and not declares and tool.extension_task_support == "required":
             raise _missing_capability({"extensions": {TASKS_EXTENSION: {}}}, TASKS_EXTENSION)
+        if declares and not self._answers_at_once(tool, arguments):
+            if not tool.asks_before_task:
+                return self._start_task(ctx, tool, arguments, None)
+            return await self._call_directly(
+                ctx, params, tool, arguments, modern=True, escalate=True
+            )
         return await self._call_directly(ctx, params, tool, arguments, modern=modern)
+
+    def _start_task(
+        self,
+        ctx: Context,
+        tool: DemoTool,
+        arguments: dict[str, Any],
+        answered: dict[str, Any] | None,
+    ) -> dict[str, Any]:
+        """Create the task (findable before this returns) and answer a flat `CreateTaskResult`."""
+        capabilities = _client_capabilities(ctx)
+        record = self.store.start(tool.job, arguments, capabilities=capabilities, answered=answered)
+        logger.info("task %s created for %s", record.task_id, tool.name)
+        return {"resultType": "task", **record.wire()}
 
     @staticmethod
     def _answers_at_once(tool: DemoTool, arguments: dict[str, Any]) -> bool:
-        if tool.name in ALWAYS_SYNCHRONOUS:
+        if tool.extension_task_support == "forbidden":
             return True
         return tool.answers_synchronously is not None and tool.answers_synchronously(arguments)
 
@@ -179,13 +198,18 @@ class ExtensionDemoServer:
         arguments: dict[str, Any],
         *,
         modern: bool,
-    ) -> CallToolResult | InputRequiredResult:
+        escalate: bool = False,
+    ) -> dict[str, Any] | CallToolResult | InputRequiredResult:
+        """Run the job in this call, asking questions through MRTR rounds; with `escalate`, the
+        job's first pause (all its questions so far answered) turns the call into a task."""
         responses = params.model_dump(by_alias=True, mode="json", exclude_none=True).get(
             "inputResponses"
         )
-        context = DirectJobContext(self._options.speed, responses)
+        context = DirectJobContext(self._options.speed, responses, pause_ends_call=escalate)
         try:
             return CallToolResult.model_validate(await tool.job(context, arguments))
+        except ReadyForTask:
+            return self._start_task(ctx, tool, arguments, responses)
         except InputNeeded as needed:
             if not modern:
                 message = (

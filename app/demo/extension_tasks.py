@@ -18,13 +18,25 @@ from typing import Any, Literal
 import anyio
 from anyio.abc import TaskGroup
 
-from app.demo.catalog import Job, ToolFailure, scaled_sleep
+from app.demo.catalog import Job, ToolFailure, missing_capability, scaled_sleep
 
 logger = logging.getLogger(__name__)
 
 TaskStatus = Literal["working", "input_required", "completed", "failed", "cancelled"]
 TERMINAL: frozenset[TaskStatus] = frozenset({"completed", "failed", "cancelled"})
 INTERNAL_ERROR = -32603
+MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
+
+
+class CapabilityMissing(ToolFailure):
+    """The job would ask something the client did not declare it can answer."""
+
+    def __init__(self, required: dict[str, Any]) -> None:
+        names = ", ".join(required)
+        super().__init__(
+            MISSING_REQUIRED_CLIENT_CAPABILITY, f"Missing required client capability: {names}"
+        )
+        self.data = {"requiredCapabilities": required}
 
 
 class TaskNotFound(Exception):
@@ -86,8 +98,10 @@ class TaskRecord:
             self.touch()
 
     def request_cancel(self) -> None:
-        """Ask the job to stop at its next pause; a task that already finished stays as it is."""
+        """Cancel the task now (the next `tasks/get` shows it) and stop its job at its next
+        pause; a task that already finished stays as it is."""
         if not self.terminal:
+            self.set_status("cancelled", "Cancelled by request.")
             self.scope.cancel()
 
     def wire(self) -> dict[str, Any]:
@@ -119,9 +133,19 @@ class TaskRecord:
 class TaskJobContext:
     """`JobContext` for a job running as a task: questions become `inputRequests`."""
 
-    def __init__(self, record: TaskRecord, speed: float) -> None:
+    def __init__(
+        self,
+        record: TaskRecord,
+        speed: float,
+        capabilities: dict[str, Any],
+        answered: dict[str, Any] | None = None,
+    ) -> None:
         self._record = record
         self._speed = speed
+        self._capabilities = capabilities
+        """What the request that created the task declared the client can answer."""
+        self._answered = dict(answered or {})
+        """Answers gathered before the task existed (MRTR rounds), by the job's own keys."""
 
     async def status(self, message: str) -> None:
         """Show `message` as the task's `statusMessage`."""
@@ -133,7 +157,13 @@ class TaskJobContext:
         """Nothing to do: the extension wire has no task progress."""
 
     async def ask(self, requests: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-        """Publish every request under a fresh opaque key and wait until all are answered."""
+        """Publish every request under a fresh opaque key and wait until all are answered
+        (questions already answered before the task was created are not asked again)."""
+        if requests and all(name in self._answered for name in requests):
+            return {name: self._answered.pop(name) for name in requests}
+        required = missing_capability(requests, self._capabilities)
+        if required is not None:
+            raise CapabilityMissing(required)
         record = self._record
         keys = {name: f"{record.task_id}:{secrets.token_hex(8)}" for name in requests}
         record.all_answered = anyio.Event()
@@ -161,8 +191,18 @@ class TaskStore:
         """Give the store the task group that outlives requests (None when the server stops)."""
         self._task_group = task_group
 
-    def start(self, job: Job, arguments: dict[str, Any]) -> TaskRecord:
-        """Create a task for `job` (findable at once) and run it in the background."""
+    def start(
+        self,
+        job: Job,
+        arguments: dict[str, Any],
+        *,
+        capabilities: dict[str, Any],
+        answered: dict[str, Any] | None = None,
+    ) -> TaskRecord:
+        """Create a task for `job` (findable at once) and run it in the background.
+
+        `capabilities` are those declared by the creating request (the job asks nothing else);
+        `answered` holds answers to questions the job asked before the task was created."""
         if self._task_group is None:
             raise RuntimeError("the task store is not attached to a running server")
         self.purge_expired()
@@ -174,7 +214,8 @@ class TaskStore:
         if self._ttl_ms is not None:
             record.expires_at = time.monotonic() + self._ttl_ms / 1000
         self._tasks[record.task_id] = record
-        self._task_group.start_soon(self._run, record, job, arguments)
+        context = TaskJobContext(record, self._speed, capabilities, answered)
+        self._task_group.start_soon(self._run, record, job, context, arguments)
         return record
 
     def find(self, task_id: str) -> TaskRecord:
@@ -200,17 +241,22 @@ class TaskStore:
         for task_id in expired:
             self._tasks.pop(task_id).scope.cancel()
 
-    async def _run(self, record: TaskRecord, job: Job, arguments: dict[str, Any]) -> None:
+    async def _run(
+        self, record: TaskRecord, job: Job, context: TaskJobContext, arguments: dict[str, Any]
+    ) -> None:
         with record.scope:
             try:
-                result = await job(TaskJobContext(record, self._speed), arguments)
+                result = await job(context, arguments)
+            except CapabilityMissing as missing:
+                self._fail(record, missing.code, missing.message, missing.data)
             except ToolFailure as failure:
                 self._fail(record, failure.code, failure.message)
             except Exception:
                 logger.exception("task %s: the job crashed", record.task_id)
                 self._fail(record, INTERNAL_ERROR, "Internal error")
             else:
-                record.result = result
+                if not record.terminal:
+                    record.result = result
                 tool_error = bool(result.get("isError"))
                 record.set_status(
                     "completed", "Completed with a tool error." if tool_error else "Completed."
@@ -218,6 +264,12 @@ class TaskStore:
         record.set_status("cancelled", "Cancelled by request.")
 
     @staticmethod
-    def _fail(record: TaskRecord, code: int, message: str) -> None:
+    def _fail(
+        record: TaskRecord, code: int, message: str, data: dict[str, Any] | None = None
+    ) -> None:
+        if record.terminal:
+            return
         record.error = {"code": code, "message": message}
+        if data is not None:
+            record.error["data"] = data
         record.set_status("failed", f"Tool execution failed: {message}")

@@ -2,8 +2,10 @@
 
 It answers every Nth `tasks/get` with HTTP 429 and `Retry-After`, so clients can be tested against
 a rate-limiting server. On the extension wire it also checks `Mcp-Name` against `params.taskId` on
-`tasks/*` (the SDK checks it only for `tools/call`, `prompts/get` and `resources/read`): a
-different value is `-32020`, HTTP 400; no header is accepted.
+2026-07-28 `tasks/get|update|cancel` (SEP-2663 makes the task id a routing name; the SDK checks
+`Mcp-Name` only for `tools/call`, `prompts/get` and `resources/read`): like the SDK (SEP-2243), a
+missing or different value is `-32020`, HTTP 400. Header names are case-insensitive and the value
+is compared without surrounding whitespace.
 """
 
 from __future__ import annotations
@@ -13,11 +15,14 @@ import math
 from typing import Any
 
 from mcp.shared.inbound import decode_header_value
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 HEADER_MISMATCH = -32020
 RATE_LIMITED = -32000
+TASK_ROUTED_METHODS = frozenset({"tasks/get", "tasks/update", "tasks/cancel"})
+"""The `tasks/*` requests whose `params.taskId` `Mcp-Name` must carry (SEP-2663)."""
 
 
 class TasksHttpGuard:
@@ -45,13 +50,9 @@ class TasksHttpGuard:
         if not method.startswith("tasks/"):
             await self._app(scope, _replay(body, receive), send)
             return
-        name = decode_header_value(headers.get("mcp-name")) if self._check_mcp_name else None
-        if name is not None and task_id is not None and name != task_id:
-            message = (
-                f"Header mismatch: Mcp-Name header value {name!r} "
-                f"does not match body value {task_id!r}"
-            )
-            response = _error(request_id, HEADER_MISMATCH, message, status=400)
+        mismatch = self._mcp_name_mismatch(method, task_id, headers)
+        if mismatch is not None:
+            response = _error(request_id, HEADER_MISMATCH, mismatch, status=400)
             await response(scope, receive, send)
             return
         if method == "tasks/get" and self._rate_limit_every:
@@ -63,6 +64,27 @@ class TasksHttpGuard:
                 await response(scope, receive, send)
                 return
         await self._app(scope, _replay(body, receive), send)
+
+    def _mcp_name_mismatch(
+        self, method: str, task_id: str | None, headers: dict[str, str]
+    ) -> str | None:
+        """Why `Mcp-Name` does not route this request to its task, or None when it does (or when
+        it need not: the legacy era, other methods, a body without a string `taskId`)."""
+        if not self._check_mcp_name or method not in TASK_ROUTED_METHODS or task_id is None:
+            return None
+        if headers.get("mcp-protocol-version", "").strip() not in MODERN_PROTOCOL_VERSIONS:
+            return None
+        raw = headers.get("mcp-name")
+        if raw is None:
+            return f"Header mismatch: Mcp-Name header is missing; {method} needs the task id"
+        name = decode_header_value(raw.strip())
+        if name == task_id:
+            return None
+        shown = raw.strip() if name is None else name
+        return (
+            f"Header mismatch: Mcp-Name header value {shown!r} "
+            f"does not match body value {task_id!r}"
+        )
 
 
 async def _read_body(receive: Receive) -> bytes:

@@ -25,8 +25,10 @@ ElicitChannel = Literal["result", "standalone", "call"]
 
 
 async def ask_all(link: ClientLink, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """Send every request at once on `link`; a refused or malformed one is left out."""
+    """Send every request at once on `link`; a refused or malformed one is left out, and so is
+    one the client did not declare it can answer (it is not sent)."""
     answers: dict[str, Any] = {}
+    requests = link.answerable(requests)
 
     async def ask_one(key: str, raw: dict[str, Any]) -> None:
         try:
@@ -84,7 +86,11 @@ class TaskRun:
         self, requests: dict[str, dict[str, Any]], *, via_result_stream: bool
     ) -> dict[str, Any]:
         """Ask every request as part of this task: `input_required`, stamped requests on the
-        `tasks/result` stream (queued) or the standalone channel (at once), then `working`."""
+        `tasks/result` stream (queued) or the standalone channel (at once), then `working`.
+        Requests the client cannot answer (undeclared capability) are never sent."""
+        requests = self.link.answerable(requests)
+        if not requests:
+            return {}
         resume_message = self.record.status_message
         waiting_for = "; ".join(describe_request(raw) for raw in requests.values())
         stamp = related_task_meta(self.record.task_id)

@@ -17,6 +17,7 @@ from mcp.server.session import ServerSession
 from mcp.shared.message import ServerMessageMetadata
 from pydantic import BaseModel, TypeAdapter
 
+from app.demo.catalog import missing_capability
 from app.demo.legacy_tasks import TaskRecord
 
 logger = logging.getLogger(__name__)
@@ -66,6 +67,28 @@ class ClientLink:
     ) -> None:
         self._session = session
         self._related_request_id = related_request_id
+
+    def answerable(self, requests: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        """The requests the client declared it can answer; the others are logged and left out
+        (a server must not send elicitation, sampling or roots requests, nor URL-mode elicitation,
+        to a client that did not declare the capability)."""
+        declared = self._session.client_capabilities
+        capabilities = (
+            {} if declared is None else declared.model_dump(by_alias=True, exclude_none=True)
+        )
+        kept: dict[str, dict[str, Any]] = {}
+        for key, raw in requests.items():
+            missing = missing_capability({key: raw}, capabilities)
+            if missing is None:
+                kept[key] = raw
+            else:
+                logger.info(
+                    "request %r (%s) not sent: the client did not declare %s",
+                    key,
+                    raw.get("method"),
+                    missing,
+                )
+        return kept
 
     async def request(self, raw: dict[str, Any]) -> dict[str, Any]:
         """Send a server-to-client request (`{"method", "params"}`) and return the raw result.

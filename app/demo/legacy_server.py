@@ -1,9 +1,11 @@
 """The legacy-wire demo server: 2025-11-25 experimental tasks on the `mcp` SDK's lowlevel `Server`.
 
-Legacy-only on purpose (`server/discover` answers -32601), so `auto` clients fall back to
-`initialize`. Task-augmented `tools/call` is short-circuited by a middleware (a handler cannot
-return a `CreateTaskResult`), `tasks/get|list|result|cancel` are plain request handlers, and tasks
-are bound to the connection that created them. Serves stdio or Streamable HTTP.
+Legacy-only on purpose: `server/discover` answers -32601, so `auto` clients fall back to
+`initialize`, and every other 2026-07-28 request (which the SDK would otherwise serve without a
+handshake or a back-channel) answers -32022 naming the handshake versions. Task-augmented
+`tools/call` is short-circuited by a middleware (a handler cannot return a `CreateTaskResult`),
+`tasks/get|list|result|cancel` are plain request handlers, and tasks are bound to the connection
+that created them. Serves stdio or Streamable HTTP.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from mcp.server.lowlevel.server import NotificationOptions, Server
 from mcp.server.runner import serve_loop
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
+from mcp_types import PROTOCOL_VERSION_META_KEY, UNSUPPORTED_PROTOCOL_VERSION
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from app.demo.catalog import DemoTool, ToolFailure, tools_for
 from app.demo.http_guard import TasksHttpGuard
@@ -134,11 +138,38 @@ def _requested_ttl(task: object, maximum_ms: int) -> int:
     return min(requested, maximum_ms)
 
 
+def modern_version_of(ctx: Context) -> str | None:
+    """The stateless-era version a request speaks (from the connection or its `_meta` envelope),
+    or None for a handshake-era request."""
+    if ctx.protocol_version not in HANDSHAKE_PROTOCOL_VERSIONS:
+        return ctx.protocol_version
+    requested = (ctx.meta or {}).get(PROTOCOL_VERSION_META_KEY)
+    if isinstance(requested, str) and requested not in HANDSHAKE_PROTOCOL_VERSIONS:
+        return requested
+    return None
+
+
+async def refuse_modern_era(ctx: Context, call_next: CallNext) -> HandlerResult:
+    """Middleware: a 2026-07-28 request (other than the `server/discover` probe, which answers
+    -32601 like any pre-2026 server) gets -32022 naming the versions `initialize` accepts."""
+    requested = modern_version_of(ctx)
+    if requested is None or ctx.request_id is None or ctx.method == "server/discover":
+        return await call_next(ctx)
+    raise MCPError(
+        UNSUPPORTED_PROTOCOL_VERSION,
+        f"Unsupported protocol version {requested}: this server speaks only the handshake era",
+        data={"supported": list(HANDSHAKE_PROTOCOL_VERSIONS), "requested": requested},
+    )
+
+
 async def create_task(ctx: Context, call_next: CallNext) -> HandlerResult:
     """Middleware: answer a task-augmented `tools/call` with a `CreateTaskResult`."""
     params = ctx.params
     if ctx.method != "tools/call" or not isinstance(params, Mapping) or params.get("task") is None:
         return await call_next(ctx)
+    if ctx.session.client_params is None:
+        # The SDK's initialization gate runs inside `call_next`, which this middleware skips.
+        raise MCPError(INVALID_PARAMS, "Invalid request parameters: initialize first")
     state = ctx.lifespan_context
     tool = _tool(state, params.get("name"))
     if tool.legacy_task_support == "forbidden":
@@ -262,6 +293,12 @@ async def sweep_expired(state: LegacyState) -> None:
         state.purge_expired()
 
 
+def legacy_tools(options: DemoOptions) -> dict[str, DemoTool]:
+    """The tools this server lists, by name."""
+    tools = tools_for("legacy", bench=options.bench, conformance=options.conformance)
+    return {tool.name: tool for tool in tools}
+
+
 def make_lifespan(
     options: DemoOptions,
 ) -> Callable[[Server[LegacyState]], AbstractAsyncContextManager[LegacyState]]:
@@ -270,8 +307,7 @@ def make_lifespan(
     @asynccontextmanager
     async def lifespan(server: Server[LegacyState]) -> AsyncIterator[LegacyState]:
         async with anyio.create_task_group() as group:
-            tools = {tool.name: tool for tool in tools_for("legacy", bench=options.bench)}
-            state = LegacyState(options=options, task_group=group, tools=tools)
+            state = LegacyState(options=options, task_group=group, tools=legacy_tools(options))
             group.start_soon(sweep_expired, state)
             yield state
             group.cancel_scope.cancel()
@@ -281,11 +317,13 @@ def make_lifespan(
 
 def build_server(options: DemoOptions) -> LegacyTasksServer:
     """The legacy demo server with every handler and the task middleware registered."""
+    schemas = {name: tool.input_schema for name, tool in legacy_tools(options).items()}
     server = LegacyTasksServer(
         "taskscope-demo-legacy",
         version="0.1.0",
         instructions="taskscope demo server: MCP Tasks on the 2025-11-25 (legacy) wire.",
         lifespan=make_lifespan(options),
+        get_tool_input_schema=schemas.get,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
@@ -294,7 +332,7 @@ def build_server(options: DemoOptions) -> LegacyTasksServer:
     server.add_request_handler("tasks/result", types.GetTaskPayloadRequestParams, tasks_result)
     server.add_request_handler("tasks/cancel", types.CancelTaskRequestParams, tasks_cancel)
     server.add_request_handler("server/discover", types.RequestParams, discover_not_found)
-    server.middleware.append(create_task)
+    server.middleware.extend([refuse_modern_era, create_task])
     return server
 
 

@@ -32,6 +32,8 @@ class DemoOptions:
     retry_after_s: float = 1.0
     bench: bool = False
     """Also list the bench-only tools (`bench_churn`); for `python -m bench` only."""
+    conformance: bool = False
+    """Also list the MCP conformance suite's fixture tools (`app.demo.conformance_tools`)."""
 
 
 def parse_demo_options(argv: Sequence[str] | None = None) -> DemoOptions:
@@ -54,5 +56,10 @@ def parse_demo_options(argv: Sequence[str] | None = None) -> DemoOptions:
     parser.add_argument("--retry-after", type=float, default=1.0, dest="retry_after_s")
     parser.add_argument(
         "--bench", action="store_true", help="also list the bench-only tools (benchmarks)"
+    )
+    parser.add_argument(
+        "--conformance",
+        action="store_true",
+        help="also list the MCP conformance suite's fixture tools (greet, slow_compute, ...)",
     )
     return DemoOptions(**vars(parser.parse_args(argv)))
