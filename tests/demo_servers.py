@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
@@ -105,7 +105,7 @@ def start_http_hostile(
     """Run the hostile server over HTTP on a free port; yield `(url, process)`, then stop it."""
     port = free_port()
     command = http_hostile_command(wire, port, *modes, extra_args=extra_args)
-    with _http_server(command, port, "hostile", timeout) as running:
+    with start_http_server(command, port, "hostile", timeout) as running:
         yield running
 
 
@@ -115,13 +115,21 @@ def start_http_demo(
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """Run a `wire` demo server over HTTP on a free port; yield `(url, process)`, then stop it."""
     port = free_port()
-    with _http_server(http_demo_command(wire, port, *extra_args), port, wire, timeout) as running:
+    with start_http_server(
+        http_demo_command(wire, port, *extra_args), port, wire, timeout
+    ) as running:
         yield running
 
 
 @contextmanager
-def _http_server(
-    command: list[str], port: int, name: str, timeout: float
+def start_http_server(
+    command: list[str],
+    port: int,
+    name: str,
+    timeout: float,
+    *,
+    env: Mapping[str, str] | None = None,
+    path: str = "/mcp",
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """Start `command`, wait until it listens on `port`, yield `(url, process)`, then stop it."""
     with tempfile.TemporaryFile() as stderr:
@@ -131,6 +139,7 @@ def _http_server(
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=stderr,
+            env=None if env is None else dict(env),
         )
         try:
             try:
@@ -140,6 +149,6 @@ def _http_server(
                 stderr.seek(0)
                 log = stderr.read().decode(errors="replace")[-4000:]
                 raise RuntimeError(f"{name} server did not start: {error}\n{log}") from error
-            yield f"http://127.0.0.1:{port}/mcp", process
+            yield f"http://127.0.0.1:{port}{path}", process
         finally:
             stop_process(process)

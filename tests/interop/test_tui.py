@@ -1,0 +1,120 @@
+"""The full-screen App against independent servers through Pilot: a task is created, its question
+answered in the App's own input modal (typed as a user types), and a task cancelled with `x`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from app.engine.targets import HttpTarget, StdioTarget, Target
+from app.tui.app import TaskscopeApp
+from tests.interop.catalog import Call, Server, Transport, case_id, cases
+from tests.tui_helpers import SIZE, connected, live_app, only_task, wait_for
+from widgets.arguments_form import CreateRequest
+from widgets.confirm import ConfirmModal
+from widgets.input_form import InputForm
+from widgets.input_modal import AnswerModal
+from widgets.input_sampling import InputSampling
+
+pytestmark = pytest.mark.timeout(180)
+TASK_TIMEOUT_S = 60.0
+
+
+def tui_target(case: tuple[Server, Transport], server_url: Any) -> Target:
+    server, transport = case
+    if transport == "http":
+        return HttpTarget(url=server_url(server.name))
+    assert server.stdio is not None
+    return StdioTarget(command=server.stdio())
+
+
+async def open_question(pilot: Pilot[Any], app: TaskscopeApp) -> AnswerModal:
+    """The input modal of the task's question: opened by the App for a question asked outside a
+    task's row, else with enter on the row that waits."""
+
+    def asked() -> bool:
+        if isinstance(app.screen, AnswerModal):
+            return True
+        return any(watched.pending_inputs for watched in app.tasks.tasks.values())
+
+    await wait_for(pilot, asked, timeout=TASK_TIMEOUT_S)
+    if not isinstance(app.screen, AnswerModal):
+        waiting = next(w for w in app.tasks.tasks.values() if w.pending_inputs)
+        await wait_for(pilot, lambda: app.table.selected_task_id == waiting.task_id)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, AnswerModal))
+    assert isinstance(app.screen, AnswerModal)
+    return app.screen
+
+
+async def create(pilot: Pilot[Any], app: TaskscopeApp, call: Call) -> None:
+    await app.create_task(CreateRequest(call.tool, call.arguments, None, True))
+    await wait_for(pilot, lambda: len(app.tasks) >= 1)
+
+
+async def finished(pilot: Pilot[Any], app: TaskscopeApp, call: Call) -> None:
+    """Wait until a task completed with its result (legacy results are fetched after the status)."""
+
+    def done() -> bool:
+        return any(
+            w.status == "completed" and w.task is not None and w.task.result is not None
+            for w in app.tasks.tasks.values()
+        )
+
+    await wait_for(pilot, done, timeout=TASK_TIMEOUT_S)
+    completed = next(w for w in app.tasks.tasks.values() if w.status == "completed")
+    assert completed.task is not None and call.expect in str(completed.task.result)
+
+
+@pytest.mark.parametrize("case", cases("form"), ids=case_id)
+async def test_a_form_question_is_answered_in_the_input_modal(
+    case: tuple[Server, Transport], server_url: Any
+) -> None:
+    server, _ = case
+    assert server.form is not None
+    app = live_app(tui_target(case, server_url), remember_tasks=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot)
+        await create(pilot, app, server.form)
+        modal = await open_question(pilot, app)
+        assert isinstance(modal, InputForm)
+        await pilot.pause()
+        await pilot.press(*server.form.keys, "ctrl+s")
+        await finished(pilot, app, server.form)
+
+
+@pytest.mark.parametrize("case", cases("sampling"), ids=case_id)
+async def test_a_sampling_request_is_answered_in_the_sampling_modal(
+    case: tuple[Server, Transport], server_url: Any
+) -> None:
+    server, _ = case
+    assert server.sampling is not None
+    app = live_app(tui_target(case, server_url), remember_tasks=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot)
+        await create(pilot, app, server.sampling)
+        modal = await open_question(pilot, app)
+        assert isinstance(modal, InputSampling)
+        await pilot.pause()
+        await pilot.press(*"steam over green leaves", "ctrl+s")
+        await finished(pilot, app, server.sampling)
+
+
+@pytest.mark.parametrize("case", cases("slow"), ids=case_id)
+async def test_a_running_task_is_cancelled_with_x(
+    case: tuple[Server, Transport], server_url: Any
+) -> None:
+    server, _ = case
+    assert server.slow is not None
+    app = live_app(tui_target(case, server_url), remember_tasks=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot)
+        await create(pilot, app, server.slow)
+        await wait_for(pilot, lambda: app.table.selected_task_id == only_task(app).task_id)
+        await pilot.press("x")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: only_task(app).status == "cancelled", timeout=TASK_TIMEOUT_S)
+        assert only_task(app).violation is None
