@@ -269,13 +269,17 @@ SERVERS: tuple[Server, ...] = (
 BY_NAME = {server.name: server for server in SERVERS}
 
 
-def cases(capability: str) -> list[tuple[Server, Transport]]:
-    """Every (server, transport) whose server offers `capability` (a `Server` field name)."""
+def cases(
+    capability: str, *, wire: str | None = None, transport: Transport | None = None
+) -> list[tuple[Server, Transport]]:
+    """Every (server, transport) whose server offers `capability` (a `Server` field name),
+    narrowed to one tasks wire and one transport when given."""
     return [
-        (server, transport)
+        (server, each)
         for server in SERVERS
-        if getattr(server, capability) not in (None, False)
-        for transport in server.transports
+        if getattr(server, capability) not in (None, False) and wire in (None, server.wire)
+        for each in server.transports
+        if transport in (None, each)
     ]
 
 

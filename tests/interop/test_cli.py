@@ -132,7 +132,7 @@ def test_the_verbs_of_the_other_wire_are_refused_unsent(
         assert run.error["details"]["sent"] is False
 
 
-LEGACY_HTTP = [(s, "http") for s in SERVERS if s.wire == "legacy" and s.finishes is not None]
+LEGACY_HTTP = cases("finishes", wire="legacy", transport="http")
 
 
 @pytest.mark.parametrize("case", LEGACY_HTTP, ids=case_id)
@@ -151,7 +151,7 @@ def test_legacy_tasks_are_bound_to_the_session_that_made_them(
     assert "bound to the session" in again.error["details"]["hint"]
 
 
-EXTENSION_HTTP = [(s, t) for s, t in cases("slow") if s.wire == "extension" and t == "http"]
+EXTENSION_HTTP = cases("slow", wire="extension", transport="http")
 """Over stdio every command starts its own server process, which knows no earlier task."""
 
 

@@ -12,7 +12,7 @@ import pytest
 from app.engine.models import Task
 from app.engine.session import EngineSession
 from app.engine.targets import HttpTarget, StdioTarget, Target
-from tests.interop.catalog import SERVERS, Server, Transport, case_id
+from tests.interop.catalog import Server, Transport, case_id, cases
 
 POLLS = 120
 
@@ -35,15 +35,7 @@ async def until_terminal(session: EngineSession, task: Task) -> Task:
     raise AssertionError(f"task {task.task_id} still {task.status} after {POLLS} polls")
 
 
-LEGACY = [
-    (server, transport)
-    for server in SERVERS
-    if server.wire == "legacy" and server.finishes is not None
-    for transport in server.transports
-]
-
-
-@pytest.mark.parametrize("case", LEGACY, ids=case_id)
+@pytest.mark.parametrize("case", cases("finishes", wire="legacy"), ids=case_id)
 async def test_legacy_result_and_list_on_the_connection_that_made_the_task(
     case: tuple[Server, Transport], server_url: Any
 ) -> None:
@@ -66,15 +58,7 @@ async def test_legacy_result_and_list_on_the_connection_that_made_the_task(
         await session.close()
 
 
-CANCELLABLE = [
-    (server, transport)
-    for server in SERVERS
-    if server.wire == "legacy" and server.slow is not None
-    for transport in server.transports
-]
-
-
-@pytest.mark.parametrize("case", CANCELLABLE, ids=case_id)
+@pytest.mark.parametrize("case", cases("slow", wire="legacy"), ids=case_id)
 async def test_legacy_cancel_answers_with_the_cancelled_task(
     case: tuple[Server, Transport], server_url: Any
 ) -> None:
