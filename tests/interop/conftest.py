@@ -6,6 +6,7 @@ Run it alone with `python -m pytest -m interop`; leave it out with `-m "not inte
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -39,16 +40,18 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 class Urls:
-    """One running HTTP instance per server for the whole session, started on first use."""
+    """One running HTTP instance per server for the whole session, started on first use, and
+    started again if an earlier test left it dead (so one server crash fails one test only)."""
 
     def __init__(self, stack: ExitStack) -> None:
         self._stack = stack
-        self._running: dict[str, str] = {}
+        self._running: dict[str, tuple[str, subprocess.Popen[bytes]]] = {}
 
     def __call__(self, name: str) -> str:
-        if name not in self._running:
+        known = self._running.get(name)
+        if known is None or known[1].poll() is not None:
             self._running[name] = self._stack.enter_context(running(BY_NAME[name]))
-        return self._running[name]
+        return self._running[name][0]
 
 
 @pytest.fixture(scope="session")
