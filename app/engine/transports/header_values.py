@@ -11,7 +11,10 @@ _B64_SENTINEL = re.compile(r"^=\?base64\?.*\?=$")
 
 
 def encode_header_value(value: str) -> str:
-    """A header value as is when it is plain printable ASCII, else as `=?base64?…?=`."""
+    """A header value as is when it is plain printable ASCII, else as `=?base64?…?=`; a lone
+    surrogate (a server's task id `"\\ud800"`) has no UTF-8, so it travels as its WTF-8 bytes
+    and the server, not an exception here, says whether it routes."""
     if _HEADER_SAFE.match(value) and value == value.strip() and not _B64_SENTINEL.match(value):
         return value
-    return f"=?base64?{base64.b64encode(value.encode()).decode('ascii')}?="
+    encoded = base64.b64encode(value.encode("utf-8", "surrogatepass")).decode("ascii")
+    return f"=?base64?{encoded}?="

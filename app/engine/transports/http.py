@@ -4,13 +4,13 @@ Every POST response is read as it arrives: a JSON body, or an SSE stream that ma
 server→client requests and notifications before the response. POSTs run concurrently, so a
 blocking `tasks/result` stream can stay open while the answer to its `elicitation/create` is POSTed.
 The bytes travel over the lean HTTP/1.1 pool, or httpx when a proxy applies (`http_client`).
+Redirects are reported with their `Location`, never followed: they would carry the credentials.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -25,11 +25,12 @@ from app.engine.transports.base import (
     TransportSink,
     classify,
     classify_value,
+    encode_message,
     parse_retry_after,
 )
 from app.engine.transports.header_values import encode_header_value
 from app.engine.transports.http_client import HttpClient, HttpResponse, make_http_client
-from app.engine.transports.sse_decoder import SseDecoder, SseEvent
+from app.engine.transports.sse_decoder import EventTooLarge, SseDecoder, SseEvent
 
 BODY_EXCERPT = 500
 CONNECT_TIMEOUT = 10.0
@@ -79,11 +80,28 @@ def excerpt(text: str) -> str:
     return text if len(text) <= BODY_EXCERPT else text[:BODY_EXCERPT] + "…"
 
 
+def body_text(body: bytes) -> str:
+    """A body as text: UTF-8 (bad bytes replaced), without the byte order mark some servers put
+    before their JSON."""
+    if body[:3] == b"\xef\xbb\xbf":
+        body = body[3:]
+    return body.decode("utf-8", errors="replace")
+
+
 def http_failure(response: HttpResponse, body: str) -> TransportError:
-    """An HTTP error response that carried no JSON-RPC answer."""
+    """An HTTP error response (or a redirect, with its `Location`) that carried no JSON-RPC
+    answer."""
     status = response.status_code
     summary = f"HTTP {status} {response.reason_phrase}".strip()
-    if body.strip():
+    if 300 <= status < 400:
+        location = response.headers.get("location")
+        summary += (
+            f": the server redirects to {excerpt(location)}; taskscope does not follow "
+            "redirects (they would carry the credentials), so connect to that URL if you trust it"
+            if location
+            else ": a redirect without a Location"
+        )
+    elif body.strip():
         summary += f": {excerpt(body)}"
     return TransportError(
         "http",
@@ -213,10 +231,10 @@ class StreamableHttpTransport:
         failures of notifications and answers are raised."""
         client = self._client
         assert client is not None
-        body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
         retry = rpc_id is not None and message.get("method") in IDEMPOTENT_METHODS
         position = _StreamPosition()
         try:
+            body = encode_message(message)
             exchange = client.stream(
                 "POST", self._target.url, headers=headers, body=body, retry=retry
             )
@@ -226,6 +244,10 @@ class StreamableHttpTransport:
             if failure is not None and rpc_id is not None and self._resumable(position):
                 failure = await self._resume(rpc_id, position)
         except client.errors as exc:
+            failure = TransportError("closed", f"HTTP request failed: {exc!r}")
+        except EventTooLarge as exc:
+            failure = TransportError("malformed", f"HTTP response refused: {exc}")
+        except Exception as exc:  # never a request left to time out for what went wrong here
             failure = TransportError("closed", f"HTTP request failed: {exc!r}")
         if failure is None:
             return
@@ -239,13 +261,19 @@ class StreamableHttpTransport:
         """Dispatch every message a POST response carries; the failure if `rpc_id` got no answer."""
         status = response.status_code
         headers = _plain_headers(response)
+        if 300 <= status < 400:
+            failure = http_failure(response, "")
+            self._sink_incoming(
+                Inbound(message=None, error=failure.message, http_status=status, headers=headers)
+            )
+            return failure
         if status < 400 and "text/event-stream" in headers.get("content-type", ""):
             if await self._read_sse(response, rpc_id, headers, position) or rpc_id is None:
                 return None
             return TransportError(
                 "closed", "the server ended the SSE response without answering", http_status=status
             )
-        text = (await response.aread()).decode("utf-8", errors="replace")
+        text = body_text(await response.aread())
         retry_after = parse_retry_after(headers.get("retry-after"))
         items = _adopt_lone_error(_inbound_from_body(text, status, headers, retry_after), rpc_id)
         answered = False
@@ -295,18 +323,26 @@ class StreamableHttpTransport:
         answered = False
         status = response.status_code
         decoder = SseDecoder()
-        async for chunk in response.aiter_bytes():
-            for event in decoder.feed(chunk):
-                if position is not None:
-                    position.saw(event)
-                answered = self._dispatch_event(event, rpc_id, status, headers) or answered
-            if answered and until_answered:
-                return True
-        for event in decoder.close():
-            if position is not None:
-                position.saw(event)
-            answered = self._dispatch_event(event, rpc_id, status, headers) or answered
-        return answered
+        try:
+            async for chunk in response.aiter_bytes():
+                answered = (
+                    self._dispatch_events(decoder.feed(chunk), rpc_id, status, headers, position)
+                    or answered
+                )
+                if answered and until_answered:
+                    return True
+            events = decoder.close()
+        except EventTooLarge as exc:
+            answered = (
+                self._dispatch_events(exc.events, rpc_id, status, headers, position) or answered
+            )
+            self._sink_incoming(
+                Inbound(message=None, error=str(exc), http_status=status, headers=headers)
+            )
+            if not answered:
+                raise
+            return True  # the answer came before the oversized event
+        return self._dispatch_events(events, rpc_id, status, headers, position) or answered
 
     def _resumable(self, position: _StreamPosition) -> bool:
         """SEP-1699 (2025-11-25): a stream that named its events can be resumed with GET."""
@@ -332,7 +368,7 @@ class StreamableHttpTransport:
                 if response.status_code >= 400 or "text/event-stream" not in plain.get(
                     "content-type", ""
                 ):
-                    text = (await response.aread()).decode("utf-8", errors="replace")
+                    text = body_text(await response.aread())
                     failure = http_failure(response, text)
                     return TransportError(
                         "closed",
@@ -348,15 +384,27 @@ class StreamableHttpTransport:
             "resumptions with Last-Event-ID",
         )
 
-    def _dispatch_event(
-        self, event: SseEvent, rpc_id: str | int | None, status: int, headers: Mapping[str, str]
+    def _dispatch_events(
+        self,
+        events: list[SseEvent],
+        rpc_id: str | int | None,
+        status: int,
+        headers: Mapping[str, str],
+        position: _StreamPosition | None,
     ) -> bool:
-        """Hand one SSE `message` event to the sink; True when it answered `rpc_id`."""
-        if not event.data or event.event not in ("message", ""):
-            return False
-        item = replace(classify(event.data), http_status=status, headers=headers)
-        self._sink_incoming(item)
-        return item.message is not None and _answers(item.message, rpc_id)
+        """Hand each SSE `message` event to the sink (noting where the stream got to); True
+        when one answered `rpc_id`."""
+        answered = False
+        for event in events:
+            if position is not None:
+                position.saw(event)
+            if not event.data or event.event not in ("message", ""):
+                continue
+            data = event.data[1:] if event.data[0] == "\ufeff" else event.data
+            item = replace(classify(data), http_status=status, headers=headers)
+            self._sink_incoming(item)
+            answered = answered or (item.message is not None and _answers(item.message, rpc_id))
+        return answered
 
     async def _listen(self, opened: asyncio.Future[None]) -> None:
         """The legacy standalone GET stream; 405 means the server offers none. `opened` is set
@@ -377,6 +425,8 @@ class StreamableHttpTransport:
                 await self._read_sse(response, None, plain)
         except client.errors:
             return
+        except EventTooLarge as exc:  # it may have been any pending request's answer
+            self._sink_lost(TransportError("malformed", f"the GET stream was refused: {exc}"))
         finally:
             if not opened.done():
                 opened.set_result(None)
@@ -386,6 +436,10 @@ class StreamableHttpTransport:
     def _sink_incoming(self, inbound: Inbound) -> None:
         if self._sink is not None:
             self._sink.on_incoming(inbound)
+
+    def _sink_lost(self, error: TransportError) -> None:
+        if self._sink is not None:
+            self._sink.on_message_lost(error)
 
     def _fail(self, rpc_id: str | int | None, error: TransportError) -> None:
         if rpc_id is not None and self._sink is not None:

@@ -9,14 +9,14 @@ the bounded set after `DETACH_AFTER_S`, so long-lived streams never starve short
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import os
+import re
 import ssl
 from collections import deque
 from collections.abc import Coroutine, Mapping
 from types import TracebackType
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import quote, urlsplit
 
 from app.engine.poll_gate import DEFAULT_CAP
 from app.engine.transports.http11_connection import (
@@ -32,7 +32,7 @@ from app.engine.transports.http11_connection import (
     ReadError,
     RemoteProtocolError,
 )
-from app.engine.transports.http_framing import FramingError, encode_request
+from app.engine.transports.http_framing import FramingError, Limits, encode_request
 
 __all__ = [
     "ConnectError",
@@ -40,6 +40,7 @@ __all__ = [
     "Http11Client",
     "Http11Response",
     "HttpError",
+    "Limits",
     "LocalProtocolError",
     "PoolClosed",
     "ReadError",
@@ -55,19 +56,23 @@ because the single-process server queues its answers."""
 MAX_DETACHED = 100
 DETACH_AFTER_S = 1.0
 USER_AGENT = "taskscope"
+ACCEPT_ENCODING = "gzip, deflate"
+"""What the client decodes (zlib, in bounded pieces: see `http_framing.ContentDecoder`)."""
 _PATH_SAFE = "/%:@!$&'()*+,;=~-._"
+_QUERY_SAFE = _PATH_SAFE + "?"
+_LONE_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
 
 
 class _Route:
-    """What a URL means to the pool: its origin's pool, the request target and the Host."""
+    """What a URL means to the pool: its origin's pool, the request target and the Host (a
+    URL's userinfo never gets here: targets turn it into an Authorization header)."""
 
-    __slots__ = ("authorization", "host_header", "pool", "target")
+    __slots__ = ("host_header", "pool", "target")
 
-    def __init__(self, pool: _OriginPool, target: bytes, host: str, authorization: str | None):
+    def __init__(self, pool: _OriginPool, target: bytes, host: str):
         self.pool = pool
         self.target = target
         self.host_header = host
-        self.authorization = authorization
 
 
 class _OriginPool:
@@ -82,11 +87,13 @@ class _OriginPool:
         limit: int,
         connect_timeout: float,
         write_timeout: float,
+        limits: Limits,
     ) -> None:
         self._host = host
         self._port = port
         self._ssl = ssl_context
         self._limit = limit
+        self._limits = limits
         self._connect_timeout = connect_timeout
         self.write_timeout = write_timeout
         self._idle: list[Http11Connection] = []
@@ -202,7 +209,7 @@ class _OriginPool:
             ) from None
         except OSError as exc:
             raise ConnectError(str(exc) or type(exc).__name__) from exc
-        connection = Http11Connection(reader, writer)
+        connection = Http11Connection(reader, writer, self._limits)
         self._open.add(connection)
         return connection
 
@@ -265,7 +272,8 @@ class _Exchange:
 
 
 class Http11Client:
-    """HTTP/1.1 requests over pooled keep-alive connections (http and https, no proxies)."""
+    """HTTP/1.1 requests over pooled keep-alive connections (http and https, no proxies);
+    `limits` bound what a response may make the client buffer."""
 
     errors: tuple[type[Exception], ...] = (HttpError,)
 
@@ -275,10 +283,12 @@ class Http11Client:
         connect_timeout: float,
         write_timeout: float,
         max_connections: int = MAX_CONNECTIONS,
+        limits: Limits | None = None,
     ) -> None:
         self._connect_timeout = connect_timeout
         self._write_timeout = write_timeout
         self._limit = max_connections
+        self._limits = limits or Limits()
         self._pools: dict[tuple[str, str, int], _OriginPool] = {}
         self._routes: dict[str, _Route] = {}
         self._ssl: ssl.SSLContext | None = None
@@ -371,8 +381,8 @@ class Http11Client:
             lines.append((b"Content-Length", str(len(body)).encode("ascii")))
         if "user-agent" not in names:
             lines.append((b"User-Agent", USER_AGENT.encode("ascii")))
-        if route.authorization is not None and "authorization" not in names:
-            lines.append((b"Authorization", route.authorization.encode("ascii")))
+        if "accept-encoding" not in names:
+            lines.append((b"Accept-Encoding", ACCEPT_ENCODING.encode("ascii")))
         return lines
 
     def _route(self, url: str) -> _Route:
@@ -383,8 +393,12 @@ class Http11Client:
         scheme = parts.scheme.lower()
         if scheme not in ("http", "https") or not parts.hostname:
             raise LocalProtocolError(f"not an http(s) URL: {url!r}")
-        host = parts.hostname
-        port = parts.port or (443 if scheme == "https" else 80)
+        try:
+            explicit_port = parts.port
+            host = parts.hostname.encode("idna").decode("ascii")
+        except (ValueError, UnicodeError) as exc:
+            raise LocalProtocolError(f"not a usable http(s) URL: {url!r} ({exc})") from None
+        port = explicit_port or (443 if scheme == "https" else 80)
         key = (scheme, host, port)
         pool = self._pools.get(key)
         if pool is None:
@@ -395,19 +409,14 @@ class Http11Client:
                 limit=self._limit,
                 connect_timeout=self._connect_timeout,
                 write_timeout=self._write_timeout,
+                limits=self._limits,
             )
             self._pools[key] = pool
-        target = quote(parts.path or "/", safe=_PATH_SAFE)
-        if parts.query:
-            target += "?" + parts.query
+        target = request_target(parts.path, parts.query)
         host_header = f"[{host}]" if ":" in host else host
-        if parts.port is not None and parts.port != (443 if scheme == "https" else 80):
-            host_header += f":{parts.port}"
-        authorization = None
-        if parts.username is not None:
-            pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
-            authorization = "Basic " + base64.b64encode(pair.encode()).decode("ascii")
-        route = _Route(pool, target.encode("ascii"), host_header, authorization)
+        if explicit_port is not None and explicit_port != (443 if scheme == "https" else 80):
+            host_header += f":{explicit_port}"
+        route = _Route(pool, target.encode("ascii"), host_header)
         self._routes[url] = route
         return route
 
@@ -423,3 +432,12 @@ class Http11Client:
 
                 self._ssl = ssl.create_default_context(cafile=certifi.where())
         return self._ssl
+
+
+def request_target(path: str, query: str) -> str:
+    """The request line's target: path and query percent-encoded as UTF-8 (spaces, non-ASCII,
+    controls), keeping what is already escaped (`%XX`); a lone `%` becomes `%25`."""
+    target = quote(_LONE_PERCENT.sub("%25", path or "/"), safe=_PATH_SAFE)
+    if query:
+        target += "?" + quote(_LONE_PERCENT.sub("%25", query), safe=_QUERY_SAFE)
+    return target

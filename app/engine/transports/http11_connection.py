@@ -1,7 +1,8 @@
 """One HTTP/1.1 keep-alive connection of the lean client, its response, and the client's errors.
 
 The connection writes a request's bytes and reads the response head and body over asyncio streams,
-with the framing rules of `http_framing`; whether it can carry another request is decided here.
+with the framing rules and `Limits` of `http_framing`; whether it can carry another request is
+decided here. A server that breaks a rule or a limit fails the exchange at once, saying which.
 """
 
 from __future__ import annotations
@@ -12,9 +13,12 @@ from typing import Literal
 
 from app.engine.transports.http_framing import (
     BodyKind,
+    ContentDecoder,
     FramingError,
+    Limits,
     body_framing,
     chunk_size,
+    content_decoder,
     parse_header_line,
     parse_status_line,
 )
@@ -23,7 +27,7 @@ KEEPALIVE_EXPIRY_S = 4.0
 """Idle connections older than this are closed, not reused: servers commonly close theirs after
 5 s (uvicorn), and reusing one just as it closes costs a failed request."""
 READ_CHUNK = 65536
-"""Bytes read at a time; also the longest status, header or chunk-size line accepted."""
+"""Bytes read at a time; also the longest status, header, chunk-size or trailer line accepted."""
 
 
 class HttpError(Exception):
@@ -63,7 +67,8 @@ class PoolClosed(HttpError):
 
 
 class Http11Response:
-    """The head of a response, and its body read once: whole (`aread`) or as it arrives."""
+    """The head of a response, and its body read once: whole (`aread`) or as it arrives, both
+    decoded from gzip or deflate when the server compressed it."""
 
     __slots__ = ("_connection", "headers", "reason_phrase", "status_code")
 
@@ -75,26 +80,47 @@ class Http11Response:
         self.headers: Mapping[str, str] = headers
         self._connection = connection
 
-    @property
-    def complete(self) -> bool:
-        """Whether the whole body has been read."""
-        return self._connection.body == "done"
-
     async def aread(self) -> bytes:
-        """The whole body."""
+        """The whole body, at most `Limits.body_bytes` of it (after decoding); more fails."""
         connection = self._connection
+        limit = connection.limits.body_bytes
         if connection.body == "length":
-            return await connection.read_exactly_rest()
+            if connection.remaining > limit:
+                raise RemoteProtocolError(
+                    f"the response declares a body of {connection.remaining:,} bytes "
+                    f"(Content-Length), over the {limit:,}-byte limit"
+                )
+            if connection.decoder is None:
+                return await connection.read_exactly_rest()
         parts = []
-        while chunk := await connection.body_chunk():
-            parts.append(chunk)
+        size = 0
+        async for piece in self.aiter_bytes():
+            size += len(piece)
+            if size > limit:
+                decoded = " decoded" if connection.decoder is not None else ""
+                raise RemoteProtocolError(
+                    f"the response body is over the {limit:,}-byte limit "
+                    f"({size:,}{decoded} bytes read when it was stopped)"
+                )
+            parts.append(piece)
         return b"".join(parts)
 
     async def aiter_bytes(self) -> AsyncIterator[bytes]:
-        """Body bytes as they arrive (chunked, Content-Length or close-delimited framing)."""
+        """Body bytes as they arrive (chunked, Content-Length or close-delimited framing),
+        decoded in bounded pieces when the body is compressed."""
         connection = self._connection
-        while chunk := await connection.body_chunk():
-            yield chunk
+        decoder = connection.decoder
+        try:
+            while chunk := await connection.body_chunk():
+                if decoder is None:
+                    yield chunk
+                else:
+                    for piece in decoder.decode(chunk):
+                        yield piece
+            if decoder is not None:
+                decoder.finish()
+        except FramingError as exc:
+            raise RemoteProtocolError(str(exc)) from None
 
 
 class Http11Connection:
@@ -102,9 +128,11 @@ class Http11Connection:
 
     __slots__ = (
         "body",
+        "decoder",
         "detached",
         "idle_since",
         "keep_alive",
+        "limits",
         "reader",
         "received",
         "remaining",
@@ -113,9 +141,12 @@ class Http11Connection:
         "writer",
     )
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def __init__(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, limits: Limits
+    ) -> None:
         self.reader = reader
         self.writer = writer
+        self.limits = limits
         self.reused = False
         self.received = False
         self.idle_since = 0.0
@@ -124,6 +155,7 @@ class Http11Connection:
         self.body: BodyKind | Literal["done"] = "done"
         self.remaining = 0
         self.keep_alive = False
+        self.decoder: ContentDecoder | None = None
 
     def alive(self, now: float) -> bool:
         """Whether an idle connection may carry another request (not expired, not closed)."""
@@ -151,9 +183,11 @@ class Http11Connection:
                 raise WriteError(str(exc) or type(exc).__name__) from exc
 
     async def read_head(self, method: str) -> tuple[int, str, dict[str, str]]:
-        """Status, reason and headers (lower-case names, repeats joined by ", ");
-        informational (1xx) responses are skipped."""
+        """Status, reason and headers (lower-case names, repeats joined once by ", "), within
+        `Limits`; interim 1xx heads are skipped, but 101 (an upgrade nobody asked for) fails."""
         reader = self.reader
+        limits = self.limits
+        head_left, fields_left = limits.head_bytes, limits.header_fields
         try:
             while True:
                 try:
@@ -168,20 +202,50 @@ class Http11Connection:
                         "Server disconnected without sending a response."
                     ) from None
                 self.received = True
+                head_left -= len(line)
+                if head_left < 0:  # interim 1xx heads without fields add up here
+                    raise FramingError(_head_over_limit(limits, head_left, "response head"))
                 minor, status, reason = parse_status_line(line)
                 headers: dict[str, str] = {}
+                repeated: dict[str, list[str]] | None = None
                 while (line := await reader.readuntil(b"\n")) not in (b"\r\n", b"\n"):
+                    head_left -= len(line)
+                    fields_left -= 1
+                    if head_left < 0 or fields_left < 0:
+                        raise FramingError(_head_over_limit(limits, head_left, "response head"))
                     name, value = parse_header_line(line)
-                    headers[name] = f"{headers[name]}, {value}" if name in headers else value
-                if not 100 <= status < 200:
+                    if name not in headers:
+                        headers[name] = value
+                    elif repeated is None:
+                        repeated = {name: [headers[name], value]}
+                    elif name in repeated:
+                        repeated[name].append(value)
+                    else:
+                        repeated[name] = [headers[name], value]
+                head_left -= len(line)  # the blank line
+                if repeated is not None:
+                    for name, values in repeated.items():
+                        headers[name] = ", ".join(values)
+                if status >= 200:
                     break
+                if status == 101:
+                    raise FramingError(
+                        "the server switched protocols (101 Switching Protocols) "
+                        "although taskscope asked for no upgrade"
+                    )
             self.body, self.remaining, self.keep_alive = body_framing(
                 minor, status, method, headers
+            )
+            encoding = headers.get("content-encoding")  # a reused connection: set anew each time
+            self.decoder = (
+                content_decoder(encoding) if encoding is not None and self.body != "none" else None
             )
         except asyncio.IncompleteReadError:
             raise RemoteProtocolError("the server closed the connection mid-head") from None
         except asyncio.LimitOverrunError:
-            raise RemoteProtocolError("the response head is too large") from None
+            raise RemoteProtocolError(
+                f"a line of the response head is longer than {READ_CHUNK:,} bytes"
+            ) from None
         except FramingError as exc:
             raise RemoteProtocolError(str(exc)) from None
         except OSError as exc:
@@ -203,11 +267,15 @@ class Http11Connection:
         return data
 
     async def body_chunk(self) -> bytes:
-        """The next piece of the body as it arrives; b"" once the body is complete."""
+        """The next piece of the body as it arrives (undecoded); b"" once the body is complete."""
         try:
             return await self._body_chunk()
-        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError):
+        except asyncio.IncompleteReadError:
             raise RemoteProtocolError("the server closed the connection mid-response") from None
+        except asyncio.LimitOverrunError:
+            raise RemoteProtocolError(
+                f"a chunk-size or trailer line is longer than {READ_CHUNK:,} bytes"
+            ) from None
         except FramingError as exc:
             raise RemoteProtocolError(str(exc)) from None
         except OSError as exc:
@@ -218,8 +286,7 @@ class Http11Connection:
         if self.body == "chunked" and self.remaining == 0:
             size = chunk_size(await reader.readuntil(b"\n"))
             if size == 0:
-                while await reader.readuntil(b"\n") not in (b"\r\n", b"\n"):
-                    pass  # trailer fields are not used
+                await self._skip_trailers()
                 self.body = "done"
                 return b""
             self.remaining = size
@@ -241,6 +308,16 @@ class Http11Connection:
             return data
         return b""
 
+    async def _skip_trailers(self) -> None:
+        """Read past the trailer fields of a chunked body (unused), within the head's limits."""
+        limits = self.limits
+        head_left, fields_left = limits.head_bytes, limits.header_fields
+        while (line := await self.reader.readuntil(b"\n")) not in (b"\r\n", b"\n"):
+            head_left -= len(line)
+            fields_left -= 1
+            if head_left < 0 or fields_left < 0:
+                raise FramingError(_head_over_limit(limits, head_left, "trailer section"))
+
     def reusable(self) -> bool:
         """After the response: whether the connection may carry the next request."""
         return self.body == "done" and self.keep_alive
@@ -254,3 +331,11 @@ class Http11Connection:
 
 class NotSent(Exception):
     """The connection was found closed before any byte of the request was written."""
+
+
+def _head_over_limit(limits: Limits, bytes_left: int, what: str) -> str:
+    """Which limit a head (or trailer section) went over, for the error."""
+    if bytes_left < 0:
+        seen = limits.head_bytes - bytes_left
+        return f"the {what} is over the {limits.head_bytes:,}-byte limit ({seen:,} bytes read)"
+    return f"the {what} has more than {limits.header_fields:,} header fields, the limit"

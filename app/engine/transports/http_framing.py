@@ -3,21 +3,50 @@
 Hand-written because `h11` cost two thirds of the client's CPU per request (its event machinery
 and per-header validation), and a client that only sends its own requests and reads responses
 needs a small, strict subset: status line, header fields, and which body framing applies
-(Content-Length, chunked, none, or until the server closes) per RFC 9112 section 6.3.
+(Content-Length, chunked, none, or until the server closes) per RFC 9112 section 6.3. Everything
+a server sends is bounded (`Limits`) and a gzip or deflate body is decoded in bounded pieces.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+import zlib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Literal
 
 BodyKind = Literal["none", "length", "chunked", "close"]
+
+MAX_HEAD_BYTES = 64 * 1024
+"""Bytes of a response head (status line, header fields and any 1xx heads before it) accepted:
+real servers send 1-2 KB, cookies and CSP included; nginx's default cap is 8 KB per line."""
+MAX_HEADER_FIELDS = 200
+"""Header fields of one response head accepted (interim 1xx heads count towards it): servers
+send 5-30; 200 leaves room for proxies and CDNs while keeping a flood of repeats cheap."""
+MAX_BODY_BYTES = 64 * 1024 * 1024
+"""Bytes of one body read whole (a JSON answer), after decompression: MCP results that embed
+files or images in Base64 reach a few MB; 64 MiB keeps the parsed answer's memory in the low
+hundreds of MB. SSE streams are not bounded as a whole, each event is (`sse_decoder`)."""
+MAX_CONTENT_LENGTH_DIGITS = 18
+"""Digits of a Content-Length accepted: up to an exabyte; more is not a length but an attack
+(Python refuses to parse integers of over 4,300 digits)."""
+DECODED_PIECE = 64 * 1024
+"""The most one step of gzip/deflate decoding produces, so a zip bomb never expands at once."""
 
 _TOKEN = re.compile(rb"[-!#$%&'*+.^_`|~0-9A-Za-z]+")
 _BAD_VALUE = re.compile(rb"[\x00\r\n]")
 _STATUS = re.compile(rb"HTTP/1\.([01]) ([0-9]{3})(?: ([^\r\n]*))?\r?\n")
 _HEX = re.compile(rb"[0-9A-Fa-f]{1,16}")
+_GZIP_WBITS = 16 + zlib.MAX_WBITS
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """How much of a response the client buffers before it gives up on the server."""
+
+    head_bytes: int = MAX_HEAD_BYTES
+    header_fields: int = MAX_HEADER_FIELDS
+    body_bytes: int = MAX_BODY_BYTES
 
 
 class FramingError(ValueError):
@@ -42,12 +71,15 @@ def encode_request(
 
 
 def parse_status_line(line: bytes) -> tuple[int, int, str]:
-    """(minor version, status code, reason) of `HTTP/1.x NNN reason`."""
+    """(minor version, status code, reason) of `HTTP/1.x NNN reason`; NNN within 100-599."""
     match = _STATUS.fullmatch(line)
     if match is None:
         raise FramingError(f"bad status line {line[:80]!r}")
     minor, status, reason = match.groups()
-    return int(minor), int(status), (reason or b"").decode("latin-1")
+    code = int(status)
+    if not 100 <= code <= 599:
+        raise FramingError(f"status {code} in {line[:80]!r} is not an HTTP status (100-599)")
+    return int(minor), code, (reason or b"").decode("latin-1")
 
 
 def parse_header_line(line: bytes) -> tuple[str, str]:
@@ -70,7 +102,8 @@ def body_framing(
     minor: int, status: int, method: str, headers: Mapping[str, str]
 ) -> tuple[BodyKind, int, bool]:
     """(how the body is delimited, its length when known, whether the connection stays open)."""
-    keep_alive = minor == 1 and "close" not in _tokens(headers.get("connection", ""))
+    connection = headers.get("connection")
+    keep_alive = minor == 1 and (connection is None or "close" not in _tokens(connection))
     if method == "HEAD" or status in (204, 304) or 100 <= status < 200:
         return "none", 0, keep_alive
     encoding = headers.get("transfer-encoding")
@@ -80,20 +113,89 @@ def body_framing(
         return "close", 0, False
     length = headers.get("content-length")
     if length is not None:
-        values = {value.strip() for value in length.split(",")}
-        if len(values) != 1 or not (value := values.pop()).isdigit() or not value.isascii():
-            raise FramingError(f"bad Content-Length {length!r}")
-        size = int(value)
+        size = content_length(length)
         return ("length" if size else "none"), size, keep_alive
     return "close", 0, False
 
 
+def content_length(value: str) -> int:
+    """A Content-Length: ASCII digits, not too many, repeats (joined by ", ") all identical."""
+    values = {part.strip() for part in value.split(",")}
+    if len(values) != 1:
+        raise FramingError(f"conflicting Content-Length values {value[:80]!r}")
+    digits = values.pop()
+    if not (digits.isascii() and digits.isdigit()):
+        raise FramingError(f"bad Content-Length {digits[:80]!r}: not a number of bytes")
+    if len(digits) > MAX_CONTENT_LENGTH_DIGITS:
+        raise FramingError(
+            f"bad Content-Length {digits[:20]}… of {len(digits):,} digits "
+            f"(at most {MAX_CONTENT_LENGTH_DIGITS} are accepted)"
+        )
+    return int(digits)
+
+
 def chunk_size(line: bytes) -> int:
-    """The size of a chunk from its `hex[;extensions]` line."""
+    """The size of a chunk from its `hex[;extensions]` line (at most 16 hex digits)."""
     size = line.partition(b";")[0].strip(b" \t\r\n")
     if not _HEX.fullmatch(size):
         raise FramingError(f"bad chunk size line {line[:80]!r}")
     return int(size, 16)
+
+
+def content_decoder(encoding: str | None) -> ContentDecoder | None:
+    """The decoder a body's Content-Encoding needs: None for none or identity, else gzip or
+    deflate (what the client asks for); anything else cannot be read."""
+    if encoding is None:
+        return None
+    codings = [coding for coding in _tokens(encoding) if coding != "identity"]
+    if not codings:
+        return None
+    if len(codings) > 1 or codings[0] not in ("gzip", "x-gzip", "deflate"):
+        raise FramingError(
+            f"the body is encoded {encoding[:80]!r}; taskscope asks only for gzip or deflate"
+        )
+    return ContentDecoder(codings[0])
+
+
+class ContentDecoder:
+    """Undoes gzip or deflate in pieces of at most `DECODED_PIECE` bytes, so a small compressed
+    body never expands in memory at once; deflate is taken with or without its zlib wrapper."""
+
+    __slots__ = ("_coding", "_held", "_started", "_zlib")
+
+    def __init__(self, coding: str) -> None:
+        self._coding = "deflate" if coding == "deflate" else "gzip"
+        self._zlib = zlib.decompressobj(_GZIP_WBITS) if self._coding == "gzip" else None
+        self._held = b""
+        self._started = False
+
+    def decode(self, data: bytes) -> Iterator[bytes]:
+        """The decoded bytes `data` completes, piece by piece."""
+        decompressor = self._zlib
+        if decompressor is None:  # deflate: the first two bytes tell zlib-wrapped from raw
+            data = self._held + data
+            if len(data) < 2:
+                self._held = data
+                return
+            wrapped = data[0] & 0x0F == 8 and (data[0] << 8 | data[1]) % 31 == 0
+            decompressor = zlib.decompressobj(zlib.MAX_WBITS if wrapped else -zlib.MAX_WBITS)
+            self._zlib, self._held = decompressor, b""
+        self._started = self._started or bool(data)
+        try:
+            while True:
+                piece = decompressor.decompress(data, DECODED_PIECE)
+                if piece:
+                    yield piece
+                data = decompressor.unconsumed_tail
+                if not data and len(piece) < DECODED_PIECE:
+                    return
+        except zlib.error as exc:
+            raise FramingError(f"the {self._coding} body is corrupt ({exc})") from None
+
+    def finish(self) -> None:
+        """At the end of the body: a compressed stream that stopped short is an error."""
+        if self._held or (self._started and self._zlib is not None and not self._zlib.eof):
+            raise FramingError(f"the {self._coding} body ends before its compressed stream does")
 
 
 def _tokens(value: str) -> list[str]:

@@ -1,19 +1,17 @@
 """The deprecated HTTP+SSE transport: GET an event stream, learn the POST endpoint, read it.
 
 All server messages (responses included) arrive on the one SSE stream; POSTs are only acknowledged.
+The endpoint must be on the stream's own origin (scheme, host and port): the POSTs carry the
+bearer token and every `--header`, so an endpoint elsewhere is refused before anything is sent.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urljoin
-
-import httpx
-from httpx_sse import EventSource, SSEError
+from urllib.parse import urljoin, urlsplit
 
 from app.engine.targets import HttpTarget
 from app.engine.transports.base import (
@@ -23,8 +21,13 @@ from app.engine.transports.base import (
     TransportKind,
     TransportSink,
     classify,
+    encode_message,
 )
-from app.engine.transports.http import CONNECT_TIMEOUT, excerpt, http_failure
+from app.engine.transports.http import CONNECT_TIMEOUT, body_text, excerpt, http_failure
+from app.engine.transports.http_client import HttpxClient
+from app.engine.transports.sse_decoder import EventTooLarge, SseDecoder
+
+DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 class SseTransport:
@@ -35,7 +38,7 @@ class SseTransport:
     def __init__(self, target: HttpTarget, *, endpoint_timeout: float = CONNECT_TIMEOUT) -> None:
         self._target = target
         self._endpoint_timeout = endpoint_timeout
-        self._client: httpx.AsyncClient | None = None
+        self._client: HttpxClient | None = None
         self._sink: TransportSink | None = None
         self._endpoint: asyncio.Future[str] | None = None
         self._reader: asyncio.Task[None] | None = None
@@ -49,8 +52,7 @@ class SseTransport:
 
     async def start(self, sink: TransportSink) -> None:
         self._sink = sink
-        timeout = httpx.Timeout(CONNECT_TIMEOUT, read=None, write=CONNECT_TIMEOUT, pool=None)
-        self._client = httpx.AsyncClient(timeout=timeout)
+        self._client = HttpxClient(connect_timeout=CONNECT_TIMEOUT, write_timeout=CONNECT_TIMEOUT)
         self._endpoint = asyncio.get_running_loop().create_future()
         self._reader = asyncio.create_task(self._read_stream(), name="sse-stream")
         try:
@@ -73,24 +75,28 @@ class SseTransport:
     async def send(self, message: dict[str, Any], headers: Mapping[str, str] | None = None) -> None:
         if self._closed or self._client is None or self._sink is None or self._endpoint is None:
             raise TransportError("closed", "SSE transport is closed")
+        client = self._client
         endpoint = self._endpoint.result()
         headers = {"Content-Type": "application/json", **self._headers()}
         self._sink.on_outgoing(message, headers)
-        body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
+        body = encode_message(message)
         try:
-            response = await self._client.post(endpoint, content=body, headers=headers)
-        except httpx.HTTPError as exc:
+            async with client.stream("POST", endpoint, headers=headers, body=body) as response:
+                text = body_text(await response.aread())  # read, so the connection is kept
+                status = response.status_code
+                if status < 300:
+                    return
+                failure = http_failure(response, text)
+                response_headers = dict(response.headers)
+        except client.errors as exc:
             raise TransportError("closed", f"HTTP request failed: {exc!r}") from exc
-        if response.status_code < 400:
-            return
-        failure = http_failure(response, response.text)
         self._sink.on_incoming(
             Inbound(
                 message=None,
-                raw=excerpt(response.text) or None,
+                raw=excerpt(text) or None,
                 error=failure.message,
-                http_status=response.status_code,
-                headers=dict(response.headers),
+                http_status=status,
+                headers=response_headers,
                 retry_after=failure.retry_after,
             )
         )
@@ -113,37 +119,94 @@ class SseTransport:
 
     async def _read_stream(self) -> None:
         assert self._client is not None and self._sink is not None and self._endpoint is not None
+        client = self._client
         headers = {"Accept": "text/event-stream", **self._headers()}
         reason = "the SSE stream ended"
         try:
-            async with self._client.stream("GET", self._target.url, headers=headers) as response:
-                if response.status_code >= 400:
-                    body = (await response.aread()).decode("utf-8", errors="replace")
+            async with client.stream("GET", self._target.url, headers=headers) as response:
+                if response.status_code >= 300:
+                    body = body_text(await response.aread())
                     self._fail_start(http_failure(response, body))
                     return
-                status, response_headers = response.status_code, dict(response.headers)
-                async for event in EventSource(response).aiter_sse():
-                    if event.event == "endpoint":
-                        if not self._endpoint.done():
-                            self._endpoint.set_result(urljoin(self._target.url, event.data.strip()))
-                    elif event.event in ("message", "") and event.data:
-                        item = classify(event.data)
-                        self._sink.on_incoming(
-                            Inbound(
-                                message=item.message,
-                                raw=item.raw,
-                                error=item.error,
-                                http_status=status,
-                                headers=response_headers,
-                            )
+                content_type = response.headers.get("content-type", "")
+                if "text/event-stream" not in content_type:
+                    self._fail_start(
+                        TransportError(
+                            "malformed",
+                            f"the SSE GET was answered with Content-Type {content_type[:80]!r}, "
+                            "not text/event-stream",
+                            http_status=response.status_code,
                         )
-        except (httpx.HTTPError, SSEError) as exc:
+                    )
+                    return
+                status, response_headers = response.status_code, dict(response.headers)
+                decoder = SseDecoder()
+                async for chunk in response.aiter_bytes():
+                    for event in decoder.feed(chunk):
+                        if event.event == "endpoint":
+                            if not self._take_endpoint(event.data.strip()):
+                                return  # refused: start() says why; nothing more is read
+                        elif event.event in ("message", "") and event.data:
+                            data = event.data[1:] if event.data[0] == "\ufeff" else event.data
+                            item = classify(data)
+                            self._sink.on_incoming(
+                                Inbound(
+                                    message=item.message,
+                                    raw=item.raw,
+                                    error=item.error,
+                                    http_status=status,
+                                    headers=response_headers,
+                                )
+                            )
+        except client.errors as exc:
             reason = f"the SSE stream failed: {exc!r}"
+        except EventTooLarge as exc:
+            reason = f"the SSE stream was refused: {exc}"
         error = TransportError("closed", reason)
         self._fail_start(error)
         if not self._closed:
             self._sink.on_closed(error)
 
+    def _take_endpoint(self, location: str) -> bool:
+        """Adopt the first `endpoint` event's URL; False when it names another origin (refused)."""
+        assert self._endpoint is not None
+        if self._endpoint.done():
+            return True
+        endpoint = urljoin(self._target.url, location)
+        if _origin(endpoint) != _origin(self._target.url):
+            self._fail_start(
+                TransportError(
+                    "malformed",
+                    f"the server's endpoint event names {excerpt(endpoint)}, another origin than "
+                    f"{_origin_text(self._target.url)}; refused, so the bearer token and headers "
+                    "go nowhere else",
+                )
+            )
+            return False
+        self._endpoint.set_result(endpoint)
+        return True
+
     def _fail_start(self, error: TransportError) -> None:
         if self._endpoint is not None and not self._endpoint.done():
             self._endpoint.set_exception(error)
+
+
+def _origin(url: str) -> tuple[str, str, int | None] | None:
+    """(scheme, host, port with the default filled in) of a URL; None when it has none."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port or DEFAULT_PORTS.get(scheme)
+    except ValueError:
+        return None
+    return scheme, (parts.hostname or "").lower(), port
+
+
+def _origin_text(url: str) -> str:
+    """The origin of a URL as text, without any userinfo, path or query."""
+    origin = _origin(url)
+    if origin is None:
+        return "the server's"
+    scheme, host, port = origin
+    host = f"[{host}]" if ":" in host else host
+    return f"{scheme}://{host}:{port}"
