@@ -2,7 +2,8 @@
 
 It speaks a minimal tasks flow on either wire (`hostile_core`) and misbehaves in the ways the
 chosen modes describe (`hostile_modes`): escape sequences, huge or deep payloads, broken UTF-8,
-wrong types, illegal states, garbage, dropped connections, rate limits, silence. Written on raw
+wrong types, numbers out of range, odd ids, illegal states, garbage, over-long lines, dropped
+connections, rate limits, silence, an exit that leaves a child holding the pipes. Written on raw
 JSON-RPC (no SDK) so it can send what a well-behaved library never would.
 
     python -m app.demo.hostile --wire legacy --transport stdio --mode escapes
@@ -35,6 +36,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     for name in args.mode:
         if MODES[name].http_only and args.transport != "http":
             parser.error(f"mode {name} needs --transport http")
+        if MODES[name].stdio_only and args.transport != "stdio":
+            parser.error(f"mode {name} needs --transport stdio")
     return args
 
 

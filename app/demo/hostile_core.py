@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 Wire = Literal["legacy", "extension"]
-Action = Literal["send", "silence", "drop", "kill"]
+Action = Literal["send", "silence", "drop", "kill", "orphan"]
 
 LEGACY_VERSION = "2025-11-25"
 MODERN_VERSION = "2026-07-28"
@@ -28,7 +28,8 @@ TERMINAL = frozenset({"completed", "failed", "cancelled"})
 
 @dataclass
 class Outgoing:
-    """One thing for the transport to do: send a frame (or raw bytes), stay silent, drop, die.
+    """One thing for the transport to do: send a frame (or raw bytes), stay silent, drop, die
+    (`orphan`: die leaving a child process that holds the server's pipes open).
 
     `route` is the id of the client request this belongs to (HTTP answers it on that POST);
     `final` marks the answer to that request.

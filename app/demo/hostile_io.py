@@ -2,7 +2,8 @@
 
 stdio: one frame per line on stdout. HTTP: a bare HTTP/1.1 server on asyncio streams; a request's
 answer is a JSON body, or an SSE stream when other frames travel before it (questions, garbage);
-a frame may also become silence, a socket closed mid-answer, or a killed process.
+a frame may also become silence, a socket closed mid-answer, a killed process, or (stdio) an exit
+that leaves a child holding the pipes open.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import contextlib
 import json
 import os
 import signal
+import subprocess
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -20,6 +22,10 @@ from app.demo.hostile_core import HostileServer, Outgoing
 
 ServerFactory = Callable[[Callable[[Outgoing], None]], HostileServer]
 
+ORPHAN_SECONDS = 120
+"""How long the child left behind by the `orphan` action lives if nobody ends it."""
+ORPHAN_EXIT_CODE = 3
+
 REASONS = {200: "OK", 202: "Accepted", 400: "Bad Request", 404: "Not Found"}
 REASONS.update({405: "Method Not Allowed", 429: "Too Many Requests", 503: "Service Unavailable"})
 
@@ -27,6 +33,16 @@ REASONS.update({405: "Method Not Allowed", 429: "Too Many Requests", 503: "Servi
 def die() -> None:
     """Kill this process at once, as a crash or an OOM killer would."""
     os.kill(os.getpid(), signal.SIGKILL)
+
+
+def die_leaving_an_orphan() -> None:
+    """Exit with `ORPHAN_EXIT_CODE`, leaving a sleeping child that inherited stdin, stdout and
+    stderr (as a server that forked a worker does), so the pipes stay open after the exit; the
+    child's pid goes to stderr first, for a test to check that it was ended."""
+    child = subprocess.Popen([sys.executable, "-c", f"import time; time.sleep({ORPHAN_SECONDS})"])
+    sys.stderr.write(f"orphan pid {child.pid}\n")
+    sys.stderr.flush()
+    os._exit(ORPHAN_EXIT_CODE)
 
 
 # -- stdio -----------------------------------------------------------------------------------------
@@ -44,6 +60,8 @@ class StdioLink:
             return
         if item.action == "kill":
             die()
+        if item.action == "orphan":
+            die_leaving_an_orphan()
         if item.action == "drop":
             self.dropped = True
             self.out.flush()

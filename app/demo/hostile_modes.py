@@ -38,6 +38,16 @@ RETRY_AFTER_S = 2
 RETRY_AFTER_DATE_S = 3
 MISBEHAVING_POLL = 2
 """Which `tasks/get` of a task the one-shot transport modes (drop, kill, 429, 503) hit."""
+JS_MAX_SAFE_INTEGER = 9_007_199_254_740_991
+HUGE_TTL_FLOAT = 1e20
+HUGE_POLL_INTERVAL = 10**400
+"""A 401-digit integer: Python parses it, but it is too large to become a float."""
+HUGE_INTEGER_DIGITS = 5001
+"""Longer than Python's int-string limit (4,300 digits), so `json.loads` refuses it."""
+SURROGATE_ID = "\ud800"
+"""Appended to every task id in the `surrogate-id` mode: a lone surrogate, never valid UTF-8."""
+LONG_LINE_CHARS = 64 * 1024 * 1024 + 4096
+"""Just over taskscope's stdio line limit (64 MiB)."""
 
 _TEXT_KEYS = frozenset(
     {"name", "title", "description", "statusMessage", "message", "text", "summary", "instructions"}
@@ -106,16 +116,31 @@ def huge_message(exchange: Exchange) -> None:
         body["statusMessage"] = huge_text()
 
 
-def deep_result(exchange: Exchange) -> None:
-    """The tool result's structured content nested 1,000 levels deep (inline or tasks/result)."""
+def _structured_holder(exchange: Exchange) -> dict[str, Any] | None:
+    """The tool result of a `tasks/get` (inline) or `tasks/result` answer, if it has one."""
     result = exchange.result
-    if result is None:
-        return
+    if result is None or exchange.method not in ("tasks/get", "tasks/result"):
+        return None
     inline = result.get("result")
     holder: dict[str, Any] = inline if isinstance(inline, dict) else result
-    if exchange.method in ("tasks/get", "tasks/result") and "structuredContent" in holder:
+    return holder if "structuredContent" in holder else None
+
+
+def deep_result(exchange: Exchange) -> None:
+    """The tool result's structured content nested 1,000 levels deep (inline or tasks/result)."""
+    holder = _structured_holder(exchange)
+    if holder is not None:
         holder["structuredContent"] = _SPLICE_MARK
         exchange.splices[_SPLICE_MARK] = deep_json()
+
+
+def huge_integer(exchange: Exchange) -> None:
+    """The tool result's structured content holds an integer of 5,001 digits (inline or
+    tasks/result), and the rest of the result is ordinary."""
+    holder = _structured_holder(exchange)
+    if holder is not None:
+        holder["structuredContent"] = {"summary": "a big count", "count": _SPLICE_MARK}
+        exchange.splices[_SPLICE_MARK] = b"9" * HUGE_INTEGER_DIGITS
 
 
 def invalid_utf8(exchange: Exchange) -> None:
@@ -162,6 +187,28 @@ def wrong_types(exchange: Exchange) -> None:
 
 def wrong_types_setup(server: HostileServer) -> None:
     server.work_polls = len(WRONG_TYPES) + 2
+
+
+def _set_task_number(exchange: Exchange, keys: tuple[str, str], value: Any) -> None:
+    """Set whichever of `keys` (legacy name, extension name) the task object in the frame has."""
+    body = _task_fields(exchange)
+    if body is None:
+        return
+    for key in keys:
+        if key in body:
+            body[key] = value
+
+
+def ttl_overflow(exchange: Exchange) -> None:
+    """The TTL is JavaScript's `Number.MAX_SAFE_INTEGER` ms when the task is created, and 1e20
+    (a float) on every poll: both far past any date a clock can show."""
+    value = JS_MAX_SAFE_INTEGER if exchange.method == "tools/call" else HUGE_TTL_FLOAT
+    _set_task_number(exchange, ("ttl", "ttlMs"), value)
+
+
+def poll_interval_overflow(exchange: Exchange) -> None:
+    """Every task object suggests polling every 10**400 ms (a 401-digit integer)."""
+    _set_task_number(exchange, ("pollInterval", "pollIntervalMs"), HUGE_POLL_INTERVAL)
 
 
 def unknown_status(exchange: Exchange) -> None:
@@ -307,6 +354,43 @@ def _http_refusal(exchange: Exchange, status: int, retry_after: str, body: bytes
     exchange.raw = body
 
 
+def retry_after_inf(exchange: Exchange) -> None:
+    """HTTP 429 with `Retry-After: inf` (not a number of seconds) instead of the second poll."""
+    if _misbehaving_poll(exchange):
+        _http_refusal(exchange, 429, "inf", b"Too Many Requests")
+
+
+def float_id(exchange: Exchange) -> None:
+    """The answer to the second poll gives its id as a float: 2.0 for request 2."""
+    rpc_id = exchange.message.get("id")
+    if _misbehaving_poll(exchange) and isinstance(rpc_id, int):
+        exchange.message["id"] = float(rpc_id)
+
+
+def surrogate_id(exchange: Exchange) -> None:
+    """Every frame is written with JSON escapes (`\\ud800`), so the lone surrogate that
+    `surrogate_id_setup` appends to task ids reaches the client as the code point itself."""
+    exchange.raw = json.dumps(exchange.message).encode()
+
+
+def surrogate_id_setup(server: HostileServer) -> None:
+    server.id_decoration = SURROGATE_ID
+
+
+def long_line(exchange: Exchange) -> None:
+    """The answer to the second poll is one line longer than taskscope's stdio limit."""
+    body = _task_fields(exchange)
+    if _misbehaving_poll(exchange) and body is not None:
+        body["statusMessage"] = "x" * LONG_LINE_CHARS
+
+
+def orphan(exchange: Exchange) -> None:
+    """Instead of answering the second poll the server exits (code 3), leaving a forked child
+    that keeps its stdin, stdout and stderr open."""
+    if _misbehaving_poll(exchange):
+        exchange.action = "orphan"
+
+
 def silent(exchange: Exchange) -> None:
     """From the second poll on, `tasks/get` is never answered."""
     if _is_task_get(exchange) and exchange.poll >= MISBEHAVING_POLL:
@@ -320,6 +404,7 @@ class Mode:
     perturb: Callable[[Exchange], None]
     setup: Callable[[HostileServer], None] | None = None
     http_only: bool = False
+    stdio_only: bool = False
 
 
 MODES: dict[str, Mode] = {
@@ -339,4 +424,12 @@ MODES: dict[str, Mode] = {
     "rate-limit": Mode(rate_limit, http_only=True),
     "unavailable": Mode(unavailable, http_only=True),
     "silent": Mode(silent),
+    "huge-integer": Mode(huge_integer),
+    "ttl-overflow": Mode(ttl_overflow),
+    "poll-interval-overflow": Mode(poll_interval_overflow),
+    "retry-after-inf": Mode(retry_after_inf, http_only=True),
+    "float-id": Mode(float_id),
+    "surrogate-id": Mode(surrogate_id, surrogate_id_setup),
+    "long-line": Mode(long_line, stdio_only=True),
+    "orphan": Mode(orphan, stdio_only=True),
 }

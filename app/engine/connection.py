@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import reprlib
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -408,6 +409,15 @@ class Connection:
         if pending is not None and not pending.future.done():
             pending.future.set_exception(self._redacted_error(error))
 
+    def on_message_lost(self, error: TransportError) -> None:
+        """A message could not be read (over a size limit): fail every pending request at once,
+        since any of them may have been the one it answered."""
+        lost = self._redacted_error(error)
+        pending_ids = list(self._pending)
+        self._fail_all(lost)
+        for rpc_id in pending_ids:
+            self._remember_late(rpc_id, f"failed early: {lost.message}")
+
     def on_closed(self, error: TransportError) -> None:
         """The channel died under us: fail every pending request, stop and tell close listeners."""
         already_closed = self.state == "closed"
@@ -427,14 +437,16 @@ class Connection:
     # -- receiving ------------------------------------------------------------------------------
 
     def _resolve(self, inbound: Inbound, message: dict[str, Any]) -> None:
-        rpc_id = message.get("id") if inbound.answers is None else inbound.answers
-        pending = self._pending.pop(rpc_id, None) if isinstance(rpc_id, str | int) else None
+        sent_id = message.get("id")
+        rpc_id = _request_id(sent_id) if inbound.answers is None else inbound.answers
+        pending = self._pending.pop(rpc_id, None) if rpc_id is not None else None
         if pending is None:
-            late = self._late.pop(rpc_id, None) if isinstance(rpc_id, str | int) else None
+            late = self._late.pop(rpc_id, None) if rpc_id is not None else None
+            shown = reprlib.repr(sent_id)
             error = (
-                f"late response to id {rpc_id!r} ({late}); dropped"
+                f"late response to id {shown} ({late}); dropped"
                 if late
-                else f"response to unknown id {rpc_id!r}; dropped"
+                else f"response to unknown id {shown}; dropped"
             )
             self._emit_inbound(inbound, error=error)
             return
@@ -443,9 +455,11 @@ class Connection:
         reason = pending.reason
         if inbound.answers is not None:
             reason += (
-                f"; its id {deep_json.dumps(message.get('id'))} was taken as request {rpc_id!r},"
+                f"; its id {deep_json.dumps(sent_id)} was taken as request {rpc_id!r},"
                 " the only request of that HTTP POST"
             )
+        elif isinstance(sent_id, float):
+            reason += f"; its id {sent_id!r} was read as {rpc_id!r}, the same JSON number"
         self._emit_inbound(
             inbound,
             method=pending.method,
@@ -600,16 +614,18 @@ class Connection:
         from this very message (an outgoing request), so it is not looked for again."""
         if not self._handlers.frames:
             return
-        rpc_id = message.get("id") if message else None
+        redact = self._redactor.text
+        rpc_id = self._redactor.value(message.get("id")) if message else None
+        found_task = task_id if task_id_known else frame_task_id(message) or task_id
         frame = Frame(
             direction=direction,
             message=self._redactor.value(message) if message is not None else None,
-            raw=self._redactor.text(raw) if raw is not None else None,
+            raw=redact(raw) if raw is not None else None,
             at=time.time(),
-            method=method,
+            method=redact(method) if method is not None else None,
             rpc_id=rpc_id if isinstance(rpc_id, str | int) else None,
-            task_id=task_id if task_id_known else frame_task_id(message) or task_id,
-            reason=reason,
+            task_id=redact(found_task) if found_task is not None else None,
+            reason=redact(reason) if reason is not None else None,
             latency_ms=latency_ms,
             http_status=http_status,
             headers=self._redactor.headers(headers) if headers else {},
@@ -620,6 +636,17 @@ class Connection:
                 listener(frame)
             except Exception:
                 log.exception("frame listener failed")
+
+
+def _request_id(value: Any) -> str | int | None:
+    """The request a response's id names: a string or an integer, and a float with no fraction
+    (2.0) as that integer, since JSON has one number type (JSON.parse reads 2.0 as 2, and the
+    Python SDK's ids accept it); anything else names no request."""
+    if isinstance(value, str | int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
 
 
 def _time_out(future: asyncio.Future[dict[str, Any]]) -> None:

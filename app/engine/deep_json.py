@@ -1,8 +1,10 @@
-"""JSON for hostile depths: parse and print values nested deeper than Python's recursion limit.
+"""JSON for hostile values: any nesting depth, integers of any length, lone surrogates.
 
 The standard `json` module recurses once per nesting level, so a server result nested 1,000 levels
-deep raises `RecursionError` (not `ValueError`) in `loads` and `dumps`. These wrappers try the fast
-standard path first and fall back to explicit-stack implementations only when it gives up.
+deep raises `RecursionError` (not `ValueError`) in `loads` and `dumps`; an integer literal longer
+than Python's int-string limit (4,300 digits) makes `json.loads` refuse the whole message; and a
+lone surrogate (`"\\ud800"`) cannot be written as UTF-8. These wrappers try the fast standard path
+first and fall back only when it gives up.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, cast
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 scanstring = cast(
     Callable[[str, int, bool], tuple[str, int]],
@@ -28,14 +31,31 @@ _CONSTANTS: dict[str, Any] = {
 }
 
 
+class LongInteger(str):
+    """An integer literal too long for Python's int-string limit, kept as its digits.
+
+    Converting it would raise (and the limit exists because the conversion is quadratic), so it
+    stays text: every printer shows the exact digits, as a JSON string since no encoder here can
+    write an integer that long, and code that expects a number sees a string, not an int.
+    """
+
+    __slots__ = ()
+
+
 def loads(text: str | bytes) -> Any:
-    """`json.loads`, but any nesting depth parses; malformed text raises `ValueError`."""
+    """`json.loads`, but any nesting depth parses and an over-long integer is a `LongInteger`;
+    malformed text raises `ValueError`."""
     try:
         return json.loads(text)
     except RecursionError:
-        if isinstance(text, bytes):
-            text = text.decode("utf-8", errors="replace")
-        return _parse(text)
+        return _parse(_as_text(text))
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise
+    except ValueError:  # only the int-string limit raises a plain ValueError
+        try:
+            return json.loads(text, parse_int=_integer)
+        except RecursionError:
+            return _parse(_as_text(text))
 
 
 def dumps(
@@ -59,6 +79,23 @@ def dumps(
         return _encode(value, indent, separators, ensure_ascii, default)
 
 
+def dumps_utf8(
+    value: Any,
+    *,
+    indent: int | None = None,
+    separators: tuple[str, str] | None = None,
+    default: Callable[[Any], Any] | None = None,
+) -> str:
+    """`dumps` for text bound for UTF-8 (a pipe, a socket, a file): non-ASCII stays as it is,
+    unless the value holds a lone surrogate (a server's `"\\ud800"`), which UTF-8 cannot carry;
+    then the whole text uses `\\u` escapes, which every JSON parser reads back as the same string
+    (so a task id with a surrogate is sent back exactly as the server wrote it)."""
+    text = dumps(value, indent=indent, separators=separators, ensure_ascii=False, default=default)
+    if text.isascii() or _SURROGATE.search(text) is None:
+        return text
+    return dumps(value, indent=indent, separators=separators, ensure_ascii=True, default=default)
+
+
 def depth(value: Any) -> int:
     """How deeply containers nest in `value` (a scalar is 0, `[]` is 1), without recursion."""
     deepest = 0
@@ -78,6 +115,18 @@ def depth(value: Any) -> int:
 
 
 # -- parsing ---------------------------------------------------------------------------------------
+
+
+def _as_text(text: str | bytes) -> str:
+    return text.decode("utf-8", errors="replace") if isinstance(text, bytes) else text
+
+
+def _integer(digits: str) -> int | LongInteger:
+    """An integer literal as an `int`, or as a `LongInteger` when it is too long to convert."""
+    try:
+        return int(digits)
+    except ValueError:
+        return LongInteger(digits)
 
 
 def _error(message: str, text: str, position: int) -> json.JSONDecodeError:
@@ -102,7 +151,7 @@ def _scalar(text: str, position: int) -> tuple[Any, int]:
     number = match.group()
     if match.group(1) or match.group(2):
         return float(number), match.end()
-    return int(number), match.end()
+    return _integer(number), match.end()
 
 
 def _parse(text: str) -> Any:

@@ -119,10 +119,14 @@ class Task(Frozen):
 
     @property
     def expires_at(self) -> datetime | None:
-        """When the server may purge the task: `createdAt + ttl`, or None when unlimited."""
+        """When the server may purge the task: `createdAt + ttl`, or None when unlimited (or when
+        that moment lies past the last date a `datetime` can hold, which is never in practice)."""
         if self.created_at is None or self.ttl_ms is None:
             return None
-        return self.created_at + timedelta(milliseconds=self.ttl_ms)
+        try:
+            return self.created_at + timedelta(milliseconds=self.ttl_ms)
+        except OverflowError:
+            return None
 
     @property
     def is_tool_error(self) -> bool:

@@ -3,6 +3,8 @@
 Servers in the wild disagree on key names (`ttl` vs `ttlMs`), shapes (nested vs flat create
 results) and types (numbers as strings). Harmless variants are accepted and recorded in a `Variants`
 log, so the user can see what a server did; what cannot be accepted raises `ProtocolViolation`.
+Every number is bounded here, where it enters: none too large for a date, a float or a timer passes.
+A violation's reason quotes a server value cut short (`reprlib`); its frame keeps the value whole.
 """
 
 from __future__ import annotations
@@ -10,8 +12,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from reprlib import repr as short_repr
 from typing import Any, Literal, cast
 
+from app.engine.deep_json import LongInteger
 from app.engine.envelopes import meta_task_id
 from app.engine.models import (
     KNOWN_STATUSES,
@@ -24,6 +28,7 @@ from app.engine.models import (
     TaskStatus,
     Wire,
 )
+from app.engine.pacing import LONGEST_DELAY_MS
 from app.engine.protocol_keys import TASK_STUB_KEYS
 
 _KEYS: dict[Wire, dict[str, tuple[str, str]]] = {
@@ -31,6 +36,9 @@ _KEYS: dict[Wire, dict[str, tuple[str, str]]] = {
     "extension": {"ttl": ("ttlMs", "ttl"), "poll": ("pollIntervalMs", "pollInterval")},
 }
 _TOOL_RESULT_KEYS = ("content", "structuredContent", "isError")
+LONGEST_TTL_MS = 100 * 365 * 86_400_000
+"""A TTL beyond a century is read as unlimited: JavaScript servers send `Number.MAX_SAFE_INTEGER`
+(9007199254740991 ms, 285,000 years) to mean "forever", and no clock shows a date that far off."""
 
 
 class Variants:
@@ -79,7 +87,7 @@ def task_from_payload(
         raise ProtocolViolation("taskId is missing or not a non-empty string", frame)
     status = obj.get("status")
     if not isinstance(status, str) or status not in KNOWN_STATUSES:
-        raise ProtocolViolation(f"unknown task status {status!r}", frame)
+        raise ProtocolViolation(f"unknown task status {short_repr(status)}", frame)
     preferred_ttl, other_ttl = _KEYS[wire]["ttl"]
     preferred_poll, other_poll = _KEYS[wire]["poll"]
     ttl_ms = _ttl(obj, preferred_ttl, other_ttl, variants, frame)
@@ -122,7 +130,8 @@ def task_from_answer(
     task = task_from_payload(body, wire=wire, variants=variants, frame=payload)
     if task.task_id != task_id:
         raise ProtocolViolation(
-            f"{method} for {task_id!r} answered with task {task.task_id!r}", payload
+            f"{method} for {short_repr(task_id)} answered with task {short_repr(task.task_id)}",
+            payload,
         )
     return task
 
@@ -226,7 +235,9 @@ def _extension_create(
     if result_type is None:
         _note(variants, "tools/call: result without resultType (read as complete)")
     elif result_type != "complete":
-        raise ProtocolViolation(f"tools/call: unknown resultType {result_type!r}", payload)
+        raise ProtocolViolation(
+            f"tools/call: unknown resultType {short_repr(result_type)}", payload
+        )
     return ParsedCreate(kind="sync", sync_result=payload)
 
 
@@ -238,7 +249,9 @@ def check_ack(payload: Any, *, method: str, variants: Variants | None = None) ->
     if result_type is None:
         _note(variants, f"{method}: ack without resultType")
     elif result_type != "complete":
-        raise ProtocolViolation(f"{method}: unexpected resultType {result_type!r}", payload)
+        raise ProtocolViolation(
+            f"{method}: unexpected resultType {short_repr(result_type)}", payload
+        )
 
 
 def input_kind(method: str, params: dict[str, Any]) -> InputKind:
@@ -303,13 +316,14 @@ def _check_result_type(
     elif result_type == "task":
         _note(variants, f"{method}: resultType 'task' instead of 'complete'")
     elif result_type != "complete":
-        raise ProtocolViolation(f"{method}: unknown resultType {result_type!r}", payload)
+        raise ProtocolViolation(f"{method}: unknown resultType {short_repr(result_type)}", payload)
 
 
 def _ttl(
     obj: dict[str, Any], preferred: str, other: str, variants: Variants | None, frame: Any
 ) -> int | None:
-    """The task's TTL in ms: a required, nullable key; a wrong type cannot be accepted."""
+    """The task's TTL in ms: a required, nullable key; a wrong type cannot be accepted, and one
+    beyond `LONGEST_TTL_MS` is read as unlimited (noted)."""
     key = _pick_key(obj, preferred, other, variants)
     if key is None:
         _note(variants, f"{preferred} key missing")
@@ -320,14 +334,19 @@ def _ttl(
         return None
     number = _coerce_ms(value, key, variants)
     if number is None or number < 0:
-        raise ProtocolViolation(f"{key} is not a non-negative integer: {value!r}", frame)
-    return number
+        raise ProtocolViolation(f"{key} is not a non-negative integer: {short_repr(value)}", frame)
+    if number > LONGEST_TTL_MS:
+        _note(variants, f"{key}: more than a century, read as unlimited")
+        return None
+    return int(number)
 
 
 def _poll_interval(
     obj: dict[str, Any], preferred: str, other: str, variants: Variants | None
 ) -> int | None:
-    """The suggested poll interval in ms; optional, so an unusable value is dropped (and noted)."""
+    """The suggested poll interval in ms; optional, so an unusable value is dropped (and noted),
+    and one longer than a week is cut to a week (noted): dropping it would poll at the 1 s
+    default, far faster than the server asked."""
     key = _pick_key(obj, preferred, other, variants)
     if key is None:
         return None
@@ -336,7 +355,10 @@ def _poll_interval(
     if number is None or number <= 0:
         _note(variants, f"{key}: unusable value ignored")
         return None
-    return number
+    if number > LONGEST_DELAY_MS:
+        _note(variants, f"{key}: longer than a week, a week used")
+        return LONGEST_DELAY_MS
+    return int(number)
 
 
 def _pick_key(
@@ -352,12 +374,16 @@ def _pick_key(
     return None
 
 
-def _coerce_ms(value: Any, key: str, variants: Variants | None) -> int | None:
-    """An integer of milliseconds from an int, a float or a numeric string (coercions are noted)."""
+def _coerce_ms(value: Any, key: str, variants: Variants | None) -> int | float | None:
+    """Milliseconds from an int, a float or a numeric string (coercions are noted): an int of any
+    size, or ±infinity for an infinite float, a numeric string past any float or an integer literal
+    too long to parse; None for NaN and for what is no number. Callers bound the result."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
         return value
+    if isinstance(value, LongInteger):
+        return -math.inf if value.startswith("-") else math.inf
     if isinstance(value, str):
         try:
             number = float(value.strip())
@@ -368,9 +394,11 @@ def _coerce_ms(value: Any, key: str, variants: Variants | None) -> int | None:
         number, origin = value, "a float"
     else:
         return None
-    if not math.isfinite(number):
+    if math.isnan(number):
         return None
     _note(variants, f"{key}: number sent as {origin}")
+    if math.isinf(number):
+        return number
     if not number.is_integer():
         _note(variants, f"{key}: fractional milliseconds rounded")
     return round(number)

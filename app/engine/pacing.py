@@ -16,6 +16,12 @@ FLOOR_S = 0.25
 BACKOFF_BASE_S = 1.0
 BACKOFF_CAP_S = 60.0
 
+LONGEST_DELAY_S = 7 * 86_400.0
+"""No poll is planned more than a week out: a longer hint, Retry-After or user minimum (however
+many digits it has, or infinite) is cut to a week, so every due time is a finite, schedulable
+time. A week is far past any real hint (minutes at most) and any real Retry-After (hours)."""
+LONGEST_DELAY_MS = int(LONGEST_DELAY_S * 1000)
+
 
 def backoff_s(consecutive_errors: int) -> float | None:
     """Exponential error backoff, 1 s, 2 s, 4 s … capped at 60 s; None when there is no error."""
@@ -36,21 +42,22 @@ def next_delay(
 
     Terms: the server's `pollInterval(Ms)` hint, the user's minimum (or the 1000 ms default when
     neither the server nor the user named an interval), a `Retry-After`, and the error backoff.
-    Only the backoff is capped; a server's hint or Retry-After is honoured however long it is.
+    The backoff is capped at a minute; a server's hint or Retry-After is honoured up to a week
+    (`LONGEST_DELAY_S`), and a NaN Retry-After is no term at all.
     """
     # The terms in tie order (the server's own word first); a later one wins only when longer.
     # Plain comparisons: this runs for every poll, a thousand times a second at scale.
     longest = -1.0
     term: PacingTerm = "floor"
     if server_hint_ms is not None:
-        longest, term = max(server_hint_ms, 0) / 1000.0, "server"
+        longest, term = _seconds(server_hint_ms), "server"
     if retry_after_s is not None and retry_after_s > longest:
-        longest, term = retry_after_s, "retry-after"
+        longest, term = min(retry_after_s, LONGEST_DELAY_S), "retry-after"
     backoff = backoff_s(consecutive_errors)
     if backoff is not None and backoff > longest:
         longest, term = backoff, "backoff"
     if user_min_ms is not None:
-        user: float | None = max(user_min_ms, 0) / 1000.0
+        user: float | None = _seconds(user_min_ms)
     else:
         user = DEFAULT_INTERVAL_MS / 1000.0 if server_hint_ms is None else None
     if user is not None and user > longest:
@@ -58,3 +65,9 @@ def next_delay(
     if longest < FLOOR_S:
         return FLOOR_S, "floor"
     return longest, term
+
+
+def _seconds(milliseconds: int) -> float:
+    """Milliseconds as seconds within [0, LONGEST_DELAY_S]; clamped as an integer first, since an
+    integer of hundreds of digits is too large to become a float."""
+    return min(max(milliseconds, 0), LONGEST_DELAY_MS) / 1000.0

@@ -1,15 +1,16 @@
 """`--record FILE`: every frame, task event and user action appended to a file as NDJSON.
 
 One line per entry (see `recording.py` for the format), written and flushed as it happens so a
-recording survives a crash or Ctrl-C. Every line goes through the connection's redactor first, so
-the bearer token, `Authorization` and `--redact` headers never reach the file, even when a server
-echoes them back inside a result. The recorder also keeps the task history (events other than
-plain polls, and actions) in memory, which is what the TUI exports from.
+recording survives a crash or Ctrl-C; any nesting depth is written, and a lone surrogate (which
+UTF-8 cannot hold) is escaped, so no server value stops a recording. Every line goes through the
+connection's redactor first, so the bearer token, `Authorization` and `--redact` headers never
+reach the file, even when a server echoes them back inside a result. The recorder also keeps the
+task history (events other than plain polls, and actions) in memory, which is what the TUI
+exports from.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections import deque
@@ -17,6 +18,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from app.engine import deep_json
 from app.engine.adapter import TasksCapabilities
 from app.engine.events import TaskEvent
 from app.engine.recording import (
@@ -172,7 +174,7 @@ class Recorder:
         if self._sink is None:
             return
         try:
-            self._sink.write(json.dumps(redacted, ensure_ascii=False, default=str) + "\n")
+            self._sink.write(deep_json.dumps_utf8(redacted, default=str) + "\n")
             self._sink.flush()
         except (OSError, ValueError) as exc:
             self.failure = f"recording stopped: {exc}"

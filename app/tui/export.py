@@ -7,12 +7,12 @@ counters and timeline. Both are plain data; writing goes through `write_json`.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from app.engine import deep_json
 from app.engine.task_json import task_json
 from app.tui.state import WatchedTask
 
@@ -36,7 +36,7 @@ def tasks_json(tasks: Iterable[WatchedTask]) -> str:
     """The tasks as indented JSON: one object for one task, a list for several."""
     documents = [watched_json(watched) for watched in tasks]
     value: Any = documents[0] if len(documents) == 1 else documents
-    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    return deep_json.dumps_utf8(value, indent=2, default=str)
 
 
 def export_json(tasks: Iterable[WatchedTask], *, server: str, at: float) -> str:
@@ -66,7 +66,7 @@ def export_json(tasks: Iterable[WatchedTask], *, server: str, at: float) -> str:
         }
         exported.append(document)
     envelope = {"server": server, "exportedAt": at, "tasks": exported}
-    return json.dumps(envelope, indent=2, ensure_ascii=False, default=str)
+    return deep_json.dumps_utf8(envelope, indent=2, default=str)
 
 
 def default_path(prefix: str, at: float) -> str:

@@ -5,6 +5,7 @@ Transports move JSON-RPC messages as dicts; they know bytes, pipes and HTTP, nev
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -12,6 +13,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any, Literal, Protocol
 
 from app.engine import deep_json
+from app.engine.pacing import LONGEST_DELAY_S
 
 TransportKind = Literal["stdio", "http", "sse"]
 Era = Literal["legacy", "modern"]
@@ -62,6 +64,11 @@ class TransportSink(Protocol):
 
     def on_request_failed(self, rpc_id: str | int, error: TransportError) -> None: ...
 
+    def on_message_lost(self, error: TransportError) -> None:
+        """A message arrived that could not be read (it broke a size limit); whichever pending
+        request it answered cannot be told, so every pending request fails with `error` now
+        instead of waiting out its timeout."""
+
     def on_closed(self, error: TransportError) -> None: ...
 
 
@@ -111,16 +118,30 @@ def classify_value(value: Any, text: str) -> Inbound:
 
 
 def parse_retry_after(value: str | None) -> float | None:
-    """Seconds from a `Retry-After` header given as delta-seconds or an HTTP date."""
+    """Seconds from a `Retry-After` header given as delta-seconds or an HTTP date, at most
+    `LONGEST_DELAY_S`; None for anything else (`inf`, `nan`, `soon`), which never sets the pace."""
     if not value:
         return None
     value = value.strip()
+    if value.isascii() and value.isdigit():  # delta-seconds, however many digits
+        return min(float(value), LONGEST_DELAY_S)
     try:
-        return max(0.0, float(value))
+        seconds = float(value)  # tolerated: a fraction or a sign
     except ValueError:
-        pass
+        return _seconds_until(value)
+    return min(max(0.0, seconds), LONGEST_DELAY_S) if math.isfinite(seconds) else None
+
+
+def encode_message(message: dict[str, Any]) -> bytes:
+    """One outgoing message as compact UTF-8 JSON: non-ASCII as is, but a string with a lone
+    surrogate (a server's task id `"\\ud800"`) escaped so that it can be sent back at all."""
+    return deep_json.dumps_utf8(message, separators=(",", ":")).encode()
+
+
+def _seconds_until(value: str) -> float | None:
+    """Seconds from now until an HTTP date (0 when it is past), None when it is not one."""
     try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
+        ahead = parsedate_to_datetime(value).timestamp() - time.time()
+    except (TypeError, ValueError, IndexError, OverflowError):
         return None
-    return max(0.0, when.timestamp() - time.time())
+    return min(max(0.0, ahead), LONGEST_DELAY_S)
