@@ -23,8 +23,9 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
 from app.engine.models import InputRequest
-from app.engine.sanitize import clean_text, one_line
+from app.engine.sanitize import one_line
 from app.tui.formatting import format_since
+from app.tui.plain import toast
 from widgets.input_modal import INPUTS_CSS, request_message
 
 
@@ -154,11 +155,8 @@ class InputInbox(ModalScreen[None]):
         try:
             response = await self._answer(entry)
         except Exception as error:  # shown, never silently dropped; the entry stays listed
-            self.notify(
-                clean_text(error, max_len=300),
-                title="Could not answer",
-                severity="error",
-                markup=False,
+            toast(
+                self, str(error) or type(error).__name__, title="Could not answer", severity="error"
             )
             return
         finally:

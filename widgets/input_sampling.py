@@ -19,6 +19,7 @@ from textual.widgets import Button, Input, Select, Static, TextArea
 from app.engine.input_text import message_text, sampling_result
 from app.engine.models import InputRequest
 from app.engine.sanitize import clean_text, safe_text
+from app.tui.plain import toast
 from widgets.input_modal import AnswerModal, Reject, Submit
 
 STOP_REASONS = ("endTurn", "stopSequence", "maxTokens")
@@ -146,7 +147,7 @@ class InputSampling(AnswerModal):
         if self.sending:
             return
         if self._reject is None:
-            self.app.notify(UNDECLINABLE_NOTE, severity="warning")
+            toast(self, UNDECLINABLE_NOTE, severity="warning")
             self.dismiss(None)
             return
         self._set_sending(True)
@@ -162,7 +163,7 @@ class InputSampling(AnswerModal):
             self.show_status(f"Not declined: {reason}.", error=True)
             return
         if rejected:
-            self.app.notify(DECLINED_NOTE)
+            toast(self, DECLINED_NOTE)
         else:
-            self.app.notify(UNDECLINABLE_NOTE, severity="warning")
+            toast(self, UNDECLINABLE_NOTE, severity="warning")
         self.dismiss(None)

@@ -16,6 +16,8 @@ from textual import events
 from textual.binding import ActiveBinding
 from textual.widget import Widget
 
+from app.engine.sanitize import safe_text
+
 SEPARATOR = "▏"
 """Drawn between the key hints and the command-palette hint (Textual's footer draws a `vkey`
 left border there)."""
@@ -176,12 +178,13 @@ class KeyFooter(Widget, can_focus=False):
         self._hover(None)
 
     def _hover(self, hint: KeyHint | None) -> None:
-        """Highlight the hint under the pointer and show its tooltip."""
+        """Highlight the hint under the pointer and show its tooltip (as plain text: Textual
+        parses a `str` tooltip as markup)."""
         key = hint.key if hint is not None else None
         if key == self._hovered:
             return
         self._hovered = key
-        self.tooltip = (hint.tooltip or None) if hint is not None else None
+        self.tooltip = safe_text(hint.tooltip) if hint is not None and hint.tooltip else None
         self.refresh()
 
 

@@ -44,6 +44,7 @@ from app.tui.messages import (
     SourceFailed,
     TaskEventsArrived,
 )
+from app.tui.plain import toast
 from app.tui.state import SortKey, TaskFilter, TasksState, WatchedTask, parse_filter
 from widgets.header_bar import HeaderBar, HeaderState, ListView
 from widgets.key_footer import KeyFooter
@@ -207,11 +208,11 @@ class TaskscopeApp(App[int]):
 
     def on_mount(self) -> None:
         if self.config.theme and self.config.theme != self.theme:
-            self.notify(f"Unknown theme {self.config.theme!r}", severity="warning")
+            toast(self, f"Unknown theme {self.config.theme!r}", severity="warning")
         if self.config.keymap:
             self.set_keymap(self.config.keymap)
         for problem in self.config.problems:
-            self.notify(clean_text(problem, max_len=300), title="Config", severity="warning")
+            toast(self, problem, title="Config", severity="warning")
         self.table.focus()
         self._update_header()
         self.set_interval(self.tick_interval, self._tick)
@@ -302,14 +303,14 @@ class TaskscopeApp(App[int]):
             self.problem = f"poller stopped: {reason}"
             self.failed = True
             self._update_header()
-        self.notify(reason, title=event.worker.name or "Background error", severity="error")
+        toast(self, reason, title=event.worker.name or "Background error", severity="error")
 
     @on(SourceFailed)
     def _source_failed(self, message: SourceFailed) -> None:
         self.problem = message.reason
         self.failed = True
         self._update_header()
-        self.notify(message.reason, title="Could not connect", severity="error", timeout=15)
+        toast(self, message.reason, title="Could not connect", severity="error", timeout=15)
 
     @on(SourceConnected)
     def _source_connected(self, message: SourceConnected) -> None:
@@ -389,7 +390,7 @@ class TaskscopeApp(App[int]):
         if self.info is not None and self.info.replay:
             return
         if self.config.toasts:
-            self.notify(message, title=title, severity=severity)
+            toast(self, message, title=title, severity=severity)
         if self.config.bell:
             self.bell()
 
@@ -550,12 +551,12 @@ class TaskscopeApp(App[int]):
         from widgets.tool_picker import ToolPicker
 
         if self.info is None:
-            self.notify("Not connected yet.", severity="warning")
+            toast(self, "Not connected yet.", severity="warning")
             return
         try:
             tools = await self.source.list_tools()
         except Exception as exc:
-            self.notify(describe(exc), title="tools/list failed", severity="error")
+            toast(self, describe(exc), title="tools/list failed", severity="error")
             return
         tool = await self.push_screen_wait(ToolPicker(tools))
         if tool is None:
@@ -577,12 +578,12 @@ class TaskscopeApp(App[int]):
                 request.tool, request.arguments, ttl_ms=request.ttl_ms, as_task=request.as_task
             )
         except Exception as exc:
-            self.notify(
-                describe(exc), title=f"{one_line(request.tool, 40)} failed", severity="error"
+            toast(
+                self, describe(exc), title=f"{one_line(request.tool, 40)} failed", severity="error"
             )
             return
         if outcome.task is not None:
-            self.notify(f"Task {one_line(outcome.task.task_id, 40)} created", timeout=3)
+            toast(self, f"Task {one_line(outcome.task.task_id, 40)} created", timeout=3)
             return
         self._show_synchronous(request.tool, outcome.sync_result or {})
 
@@ -614,7 +615,7 @@ class TaskscopeApp(App[int]):
                 ]
             )
         )
-        self.notify(f"{one_line(tool, 40)} answered synchronously (no task)", timeout=3)
+        toast(self, f"{one_line(tool, 40)} answered synchronously (no task)", timeout=3)
 
     # ------------------------------------------------------------------ cancel
 
@@ -625,7 +626,7 @@ class TaskscopeApp(App[int]):
             if not watched.settled and watched.task_id not in self._synthetic
         ]
         if not targets:
-            self.notify("Nothing to cancel: the chosen tasks have settled.", severity="warning")
+            toast(self, "Nothing to cancel: the chosen tasks have settled.", severity="warning")
             return
         body = Text()
         for watched in targets[:8]:
@@ -654,8 +655,8 @@ class TaskscopeApp(App[int]):
             try:
                 await self.source.cancel(task_id)
             except Exception as exc:
-                self.notify(
-                    describe(exc), title=f"Cancel {one_line(task_id, 30)}", severity="error"
+                toast(
+                    self, describe(exc), title=f"Cancel {one_line(task_id, 30)}", severity="error"
                 )
                 continue
             if cooperative:
@@ -671,8 +672,10 @@ class TaskscopeApp(App[int]):
     def action_list_tasks(self) -> None:
         capabilities = self.info.capabilities if self.info else None
         if capabilities is None or capabilities.wire != "legacy" or not capabilities.list:
-            self.notify(
-                "This server has no tasks/list; press a to adopt a task id.", severity="warning"
+            toast(
+                self,
+                "This server has no tasks/list; press a to adopt a task id.",
+                severity="warning",
             )
             return
         self._dismissed &= self._synthetic
@@ -684,10 +687,10 @@ class TaskscopeApp(App[int]):
         try:
             count = await self.source.list_tasks()
         except Exception as exc:
-            self.notify(describe(exc), title="tasks/list failed", severity="error")
+            toast(self, describe(exc), title="tasks/list failed", severity="error")
             return
         if count or not quiet:
-            self.notify(f"tasks/list: {count} new task{'s' if count != 1 else ''}", timeout=3)
+            toast(self, f"tasks/list: {count} new task{'s' if count != 1 else ''}", timeout=3)
 
     def action_adopt_task(self) -> None:
         from widgets.confirm import TextPrompt
@@ -699,10 +702,10 @@ class TaskscopeApp(App[int]):
             try:
                 watching = self.source.adopt(task_id)
             except Exception as exc:
-                self.notify(describe(exc), title="Adopt", severity="error")
+                toast(self, describe(exc), title="Adopt", severity="error")
                 return
             shown = one_line(task_id, 40)
-            self.notify(f"Watching {shown}" if watching else f"{shown} is already watched")
+            toast(self, f"Watching {shown}" if watching else f"{shown} is already watched")
 
         prompt = TextPrompt(
             "Adopt a task id", "Paste the id of a task on this server.", placeholder="task id"
@@ -721,7 +724,7 @@ class TaskscopeApp(App[int]):
             self.known.drop(set(targets))
         if targets:
             self._refresh_view()
-            self.notify(f"Forgot {len(targets)} task{'s' if len(targets) != 1 else ''}", timeout=3)
+            toast(self, f"Forgot {len(targets)} task{'s' if len(targets) != 1 else ''}", timeout=3)
 
     # ------------------------------------------------------------------ marks
 
@@ -747,7 +750,7 @@ class TaskscopeApp(App[int]):
             return
         self.copy_to_clipboard(tasks_json(targets))
         count = len(targets)
-        self.notify(f"Copied the JSON of {count} task{'s' if count != 1 else ''} (OSC 52)")
+        toast(self, f"Copied the JSON of {count} task{'s' if count != 1 else ''} (OSC 52)")
 
     def action_save_json(self) -> None:
         from app.tui.export import default_path, tasks_json
@@ -801,9 +804,9 @@ class TaskscopeApp(App[int]):
         try:
             written = await asyncio.to_thread(write_json, path, text)
         except OSError as exc:
-            self.notify(describe(exc), title="Save failed", severity="error")
+            toast(self, describe(exc), title="Save failed", severity="error")
             return
-        self.notify(f"Saved {written}", timeout=4)
+        toast(self, f"Saved {written}", timeout=4)
 
     # ------------------------------------------------------------------ filter, sort, pause
 
@@ -860,7 +863,7 @@ class TaskscopeApp(App[int]):
             self.source.set_paused(self.paused)
         except Exception as exc:
             self.paused = not self.paused
-            self.notify(describe(exc), severity="error")
+            toast(self, describe(exc), severity="error")
             return
         self.screen.set_class(self.paused, "-paused")
         self._update_header()
@@ -870,10 +873,10 @@ class TaskscopeApp(App[int]):
         try:
             sent = sum(self.source.poll_now(task_id) for task_id in targets)
         except Exception as exc:
-            self.notify(describe(exc), severity="error")
+            toast(self, describe(exc), severity="error")
             return
         if targets:
-            self.notify(f"Polling {sent} of {len(targets)} now", timeout=2)
+            toast(self, f"Polling {sent} of {len(targets)} now", timeout=2)
 
     # ------------------------------------------------------------------ input
 
@@ -884,7 +887,7 @@ class TaskscopeApp(App[int]):
             return
         request = self._pending_request(watched)
         if request is None:
-            self.notify("This task is not waiting for an answer.", severity="warning")
+            toast(self, "This task is not waiting for an answer.", severity="warning")
             return
         self._answer(request)
 
@@ -905,7 +908,7 @@ class TaskscopeApp(App[int]):
         from app.tui.inputs import open_input
 
         if self.readonly:
-            self.notify("Read-only: answers are not sent.", severity="warning")
+            toast(self, "Read-only: answers are not sent.", severity="warning")
             return None
 
         async def submit(response: dict[str, Any]) -> None:

@@ -1,7 +1,8 @@
 """Command palette entries: "go to task" over every watched task, plus the App's main actions.
 
-Task ids, tools and messages are server text; they reach the palette through `one_line` as plain
-`Text`, never markup.
+Task ids, tools and messages are server text; they reach the palette as plain `Text` or `Content`
+(`one_line`, `highlight`), never as markup: Textual parses a `str` hit, and `Matcher.highlight`
+its candidate, as markup.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from app.engine.sanitize import one_line
 from app.tui.formatting import status_label
+from app.tui.plain import highlight
 
 if TYPE_CHECKING:
     from app.tui.app import TaskscopeApp
@@ -46,7 +48,7 @@ class TaskCommands(Provider):
             if score > 0:
                 yield Hit(
                     score,
-                    matcher.highlight(title),
+                    highlight(matcher, title),
                     partial(app.go_to_task, watched.task_id),
                     help="select this task",
                 )
