@@ -2,17 +2,21 @@
 
 Results go to stdout (one JSON document per command), everything else (notes, transitions,
 errors) to stderr. Errors are `{"error": {"code", "message", "details"}}` JSON when stdout is not
-a terminal, readable text when it is. Server text never reaches a terminal with escapes in it.
+a terminal, readable text when it is. Server text never reaches a terminal with escapes in it, and
+nothing printed holds a secret: once the session knows its target, every document, line and error
+goes through the session's redactor (a server may echo the token back in any of them).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import sys
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from app.engine import deep_json
+from app.engine.redact import Redactor
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
@@ -74,32 +78,45 @@ def error_document(error: CliError) -> dict[str, Any]:
 
 @dataclass
 class Output:
-    """The command's two streams, and whether a person is reading stdout."""
+    """The command's two streams, whether a person is reading stdout, and the redactor of the
+    session's secrets (set by `open_session` before it connects; empty until then)."""
 
     stdout: TextIO = field(default_factory=lambda: sys.stdout)
     stderr: TextIO = field(default_factory=lambda: sys.stderr)
     stdout_is_terminal: bool | None = None
+    redactor: Redactor = field(default_factory=Redactor)
 
     def __post_init__(self) -> None:
         if self.stdout_is_terminal is None:
             self.stdout_is_terminal = _isatty(self.stdout)
 
+    def redact(self, text: str) -> str:
+        """`text` with the session's secrets replaced, for anything else that writes for a person
+        (the terminal prompts)."""
+        return self.redactor.text(text)
+
     def result(self, document: Any) -> None:
         """Print the command's one result document on stdout."""
-        self.stdout.write(safe_json(document, pretty=bool(self.stdout_is_terminal)) + "\n")
+        shown = self.redactor.value(document)
+        self.stdout.write(safe_json(shown, pretty=bool(self.stdout_is_terminal)) + "\n")
         self.stdout.flush()
 
     def note(self, text: str) -> None:
         """Print one line of commentary on stderr (the caller has sanitized any server text)."""
-        self.stderr.write(text + "\n")
+        self.stderr.write(self.redactor.text(text) + "\n")
         self.stderr.flush()
 
     def error(self, error: CliError) -> None:
         """Report `error` on stderr: JSON when stdout is piped, readable text on a terminal."""
+        shown = dataclasses.replace(
+            error,
+            message=self.redactor.text(error.message),
+            details=self.redactor.value(error.details),
+        )
         if self.stdout_is_terminal:
-            self.stderr.write(readable_error(error))
+            self.stderr.write(readable_error(shown))
         else:
-            self.stderr.write(safe_json(error_document(error)) + "\n")
+            self.stderr.write(safe_json(error_document(shown)) + "\n")
         self.stderr.flush()
 
 

@@ -2,14 +2,16 @@
 (answered, or declined with an empty reply).
 
 The prompts are plain blocking line I/O on the two streams given (the terminal's stdin and stderr,
-so stdout keeps only the result document). Every server string is shown sanitized. A URL is shown,
-never opened.
+so stdout keeps only the result document). Every server string is shown sanitized, and every line
+passes through `redact` (the command's `Output.redact`) so a secret the server echoes in a question
+is never shown. A URL is shown, never opened.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, TextIO
 
@@ -63,12 +65,18 @@ class LineSource(Protocol):
     def readline(self) -> str: ...
 
 
+def _as_is(text: str) -> str:
+    return text
+
+
 @dataclass
 class Prompter:
-    """Asks one person, on one terminal, to answer input requests."""
+    """Asks one person, on one terminal, to answer input requests; `redact` hides the session's
+    secrets in everything it writes."""
 
     stdin: LineSource
     out: TextIO
+    redact: Callable[[str], str] = _as_is
 
     def answer(self, request: InputRequest) -> dict[str, Any] | Rejection | None:
         """A response for `request`, a `Rejection` when the person declined a sampling request,
@@ -162,6 +170,8 @@ class Prompter:
         header = f"• {clean_text(field.title or field.name)}{marker}"
         if field.description:
             header += f" — {clean_text(field.description)}"
+        if field.pattern_error is not None:
+            header += f" ({clean_text(field.pattern_error)})"
         return header
 
     @staticmethod
@@ -231,7 +241,7 @@ class Prompter:
     # -- line I/O -------------------------------------------------------------------------------
 
     def _say(self, text: str) -> None:
-        self.out.write(text + "\n")
+        self.out.write(self.redact(text) + "\n")
         self.out.flush()
 
     def _confirm(self, prompt: str) -> bool:
@@ -239,7 +249,7 @@ class Prompter:
         return self._ask(prompt).strip().lower() in ("y", "yes")
 
     def _ask(self, prompt: str) -> str:
-        self.out.write(prompt)
+        self.out.write(self.redact(prompt))
         self.out.flush()
         line = self.stdin.readline()
         if not line:

@@ -38,7 +38,7 @@ async def run_command(namespace: argparse.Namespace, out: Output) -> int:
     wire = "none"
     task_id: str | None = getattr(namespace, "task_id", None)
     try:
-        responder = build_responder(namespace) if needs_responder(namespace) else None
+        responder = build_responder(namespace, out) if needs_responder(namespace) else None
         async with open_session(namespace, out) as session:
             wire = session.wire
             return await dispatch(namespace, session, responder, out)
@@ -126,8 +126,9 @@ def watch_bounds(namespace: argparse.Namespace) -> WatchBounds:
     )
 
 
-def build_responder(namespace: argparse.Namespace) -> Responder:
-    """How this run answers input: `--answers`, `--root`, and a prompter when interactive."""
+def build_responder(namespace: argparse.Namespace, out: Output) -> Responder:
+    """How this run answers input: `--answers`, `--root`, and a prompter when interactive
+    (whose prompts pass through the output's redactor: a server may echo a secret in them)."""
     from app.cli.answers import AnswerBook, load_answers
     from app.cli.prompts import Prompter, TerminalLines
     from app.cli.responder import Responder, interactive_allowed
@@ -138,7 +139,7 @@ def build_responder(namespace: argparse.Namespace) -> Responder:
     prompter = None
     wants_prompts = bool(getattr(namespace, "interactive", False))
     if interactive_allowed(wants_prompts, bool(getattr(namespace, "yes", False)), _stdin_is_tty()):
-        prompter = Prompter(TerminalLines(sys.stdin.fileno()), sys.stderr)
+        prompter = Prompter(TerminalLines(sys.stdin.fileno()), sys.stderr, out.redact)
     return Responder(book, root_entries(options(namespace, "root")), prompter)
 
 

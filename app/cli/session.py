@@ -3,12 +3,15 @@
 
 The engine's `EngineSession` does the work (connect, resolve and assert the wire, guard the adapter,
 hook the recorder, reconnect); this module turns its failures into the CLI's error documents and
-reports connection events as lines on stderr.
+reports connection events as lines on stderr. It gives the command's `Output` the session's redactor
+before connecting, and sends the engine's log warnings through it too, so no line on either stream
+holds a secret.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -21,6 +24,7 @@ from app.cli.target import target_from_args
 from app.cli.trace import FrameTrace
 from app.engine.negotiate import NegotiationError, era_steps
 from app.engine.reconnect import ConnectionEvent, ReconnectPolicy
+from app.engine.recorder import redactor_for
 from app.engine.rpc_types import RpcError
 from app.engine.sanitize import clean_text
 from app.engine.session import EngineSession, WireMismatch
@@ -36,6 +40,11 @@ async def open_session(
 ) -> AsyncIterator[EngineSession]:
     """Connect to the target the flags name, and close the session however the command ends."""
     target = target_from_args(namespace)
+    log_lines: OutputLog | None = None
+    if out is not None:
+        out.redactor = redactor_for(target, options(namespace, "redact"))
+        log_lines = OutputLog(out)
+        logging.getLogger("app").addHandler(log_lines)
     trace_path = option(namespace, "trace_frames")
     trace = FrameTrace(trace_path) if trace_path else None
     recorder = open_recorder(namespace, target, "cli")
@@ -73,6 +82,20 @@ async def open_session(
             trace.close()
         if recorder is not None:
             recorder.close()
+        if log_lines is not None:
+            logging.getLogger("app").removeHandler(log_lines)
+
+
+class OutputLog(logging.Handler):
+    """Writes taskscope's log warnings (which may quote a server's answer) as redacted, sanitized
+    lines on the command's stderr, where Python's last-resort handler would print them raw."""
+
+    def __init__(self, out: Output) -> None:
+        super().__init__(logging.WARNING)
+        self.out = out
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.out.note(clean_text(self.format(record), allow_newlines=True))
 
 
 def connection_line(event: ConnectionEvent) -> str:

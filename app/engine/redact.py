@@ -1,14 +1,21 @@
 """Keeps secrets out of everything taskscope shows or records: headers, frames and error text.
 
 `Authorization`, any header the user named with `--redact`, and every secret value (the bearer
-token, the values of those headers) are replaced by a fixed marker wherever they appear.
+token, the values of those headers, the parts of a `Basic` credential) are replaced by a fixed
+marker wherever they appear — also in the forms a server or a library echoes them in: JSON-escaped,
+`repr`-quoted, percent-encoded.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote, quote_plus
 
 REDACTED = "[redacted]"
 MIN_SECRET_LENGTH = 4
@@ -16,28 +23,80 @@ MIN_SECRET_LENGTH = 4
 ALWAYS_REDACTED_HEADERS: frozenset[str] = frozenset(
     {"authorization", "proxy-authorization", "cookie", "set-cookie"}
 )
+_PERCENT_ESCAPE = re.compile("%[0-9A-F]{2}")
 
 
 def secret_values(headers: Mapping[str, str], names: Iterable[str] = ()) -> list[str]:
-    """The values of headers that must never be shown, and the token part of a `Bearer` value."""
+    """The values of headers that must never be shown, the credentials part of a `Scheme value`
+    one (a bearer token), and of a `Basic` one also the decoded `user:password` and password."""
     wanted = ALWAYS_REDACTED_HEADERS | {name.lower() for name in names}
     secrets: list[str] = []
     for key, value in headers.items():
-        if key.lower() not in wanted or not value:
+        if key.lower() not in wanted or not value.strip():
             continue
         secrets.append(value)
-        scheme, _, token = value.partition(" ")
-        if scheme.lower() == "bearer" and token.strip():
-            secrets.append(token.strip())
+        scheme, _, credentials = value.strip().partition(" ")
+        if credentials.strip():
+            secrets.append(credentials)
+        if scheme.lower() == "basic":
+            secrets.extend(basic_secrets(credentials))
     return secrets
+
+
+def basic_secrets(credentials: str) -> list[str]:
+    """`user:password` and the password of a Base64 `Basic` credential (none if it is not one)."""
+    try:
+        pair = base64.b64decode(credentials.strip(), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return []
+    _, sep, password = pair.partition(":")
+    return [pair, password] if sep else [pair]
+
+
+def echoed_forms(secret: str) -> set[str]:
+    """`secret` as it reads once escaped for JSON (ASCII or not, `/` escaped or not), quoted by
+    `repr` (of the text or of its UTF-8 bytes, as httpx and h11 quote a header value; in either
+    quote style, since a longer text around it may choose the other) or percent-encoded (Python's
+    and JavaScript's sets, hex in either case)."""
+    both_quotes = "'\""  # appended, they force `repr` to quote with ' and escape ' inside
+    json_forms = {json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]}
+    forms = {
+        secret,
+        *json_forms,
+        *(form.replace("/", "\\/") for form in json_forms),
+        repr(secret)[1:-1],
+        repr(secret + both_quotes)[1:-4],
+        repr(secret.encode("utf-8"))[2:-1],
+        repr((secret + both_quotes).encode("utf-8"))[2:-4],
+    }
+    percent = (
+        quote(secret, safe=""),
+        quote(secret),
+        quote(secret, safe="!~*'()"),
+        quote_plus(secret),
+    )
+    for encoded in percent:
+        forms.add(encoded)
+        forms.add(_PERCENT_ESCAPE.sub(lambda escape: escape.group().lower(), encoded))
+    return forms
 
 
 @dataclass(frozen=True)
 class Redactor:
-    """Hides the `header_names` headers (plus `Authorization`) and every `secrets` value."""
+    """Hides the `header_names` headers (plus `Authorization`) and every `secrets` value, in each
+    of its `echoed_forms`."""
 
     header_names: frozenset[str] = frozenset()
     secrets: tuple[str, ...] = field(default=())
+    _pattern: re.Pattern[str] | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        forms = {form for secret in self.secrets for form in echoed_forms(secret)}
+        if forms:
+            # Longest first, so a token is never half-replaced by a shorter secret inside it.
+            ordered = sorted(forms, key=lambda form: (-len(form), form))
+            pattern = re.compile("|".join(map(re.escape, ordered)))
+            object.__setattr__(self, "_pattern", pattern)
 
     @classmethod
     def build(
@@ -46,13 +105,19 @@ class Redactor:
         secrets: Iterable[str | None] = (),
         headers: Mapping[str, str] | None = None,
     ) -> Redactor:
-        """A redactor for `--redact` names, explicit secrets (the bearer) and header values."""
+        """A redactor for `--redact` names, explicit secrets (the bearer) and header values.
+
+        Secrets are searched for without surrounding whitespace, so a token read with a trailing
+        `\\r` is still found however it is quoted.
+        """
         lowered = frozenset(name.lower() for name in names)
         found = [secret for secret in secrets if secret]
         if headers:
             found.extend(secret_values(headers, lowered))
-        # Longest first, so a token is never half-replaced by a shorter secret inside it.
-        unique = sorted({s for s in found if len(s) >= MIN_SECRET_LENGTH}, key=len, reverse=True)
+        unique = sorted(
+            {s.strip() for s in found if len(s.strip()) >= MIN_SECRET_LENGTH},
+            key=lambda s: (-len(s), s),
+        )
         return cls(header_names=lowered, secrets=tuple(unique))
 
     def headers(self, headers: Mapping[str, str]) -> dict[str, str]:
@@ -64,18 +129,18 @@ class Redactor:
         }
 
     def text(self, text: str) -> str:
-        """`text` with every secret value replaced."""
-        for secret in self.secrets:
-            if secret in text:
-                text = text.replace(secret, REDACTED)
-        return text
+        """`text` with every secret value replaced (`text` itself when it holds none)."""
+        if self._pattern is None:
+            return text
+        hidden, count = self._pattern.subn(REDACTED, text)
+        return hidden if count else text
 
     def value(self, value: Any) -> Any:
         """A JSON-like value with every secret replaced inside its strings (keys included).
 
         Walked with an explicit stack: server values may nest deeper than the recursion limit.
         """
-        if not self.secrets:
+        if self._pattern is None:
             return value
         root: list[Any] = [None]
         stack: list[tuple[Any, list[Any] | dict[str, Any], int | str]] = [(value, root, 0)]
@@ -97,6 +162,22 @@ class Redactor:
                 copy = item
             holder[slot] = copy  # type: ignore[index]
         return root[0]
+
+    def exception(self, error: BaseException) -> BaseException:
+        """`error` (and the errors it was raised from) with secrets replaced in its arguments and
+        text attributes, in place, so its type and what handlers read from it stay the same."""
+        if self._pattern is None:
+            return error
+        seen: set[int] = set()
+        current: BaseException | None = error
+        while current is not None and id(current) not in seen:
+            seen.add(id(current))
+            current.args = tuple(self.value(argument) for argument in current.args)
+            for name, attribute in list(vars(current).items()):
+                if isinstance(attribute, str | dict | list):
+                    setattr(current, name, self.value(attribute))
+            current = current.__cause__ or current.__context__
+        return error
 
 
 def redact_headers(

@@ -6,6 +6,7 @@ files) into frozen `Target` values and raises `TargetError` with a message fit f
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
@@ -15,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import unquote
 
 BEARER_ENV = "TASKSCOPE_BEARER"
 HttpTransportKind = Literal["streamable", "sse"]
@@ -42,7 +44,12 @@ class StdioTarget:
 
 @dataclass(frozen=True)
 class HttpTarget:
-    """A server reached over Streamable HTTP, or the deprecated HTTP+SSE transport."""
+    """A server reached over Streamable HTTP, or the deprecated HTTP+SSE transport.
+
+    Built, it holds no `user:password@` in `url` or `label` (the pair travels only as an
+    `Authorization: Basic` header), no surrounding whitespace in the bearer or a header value, and
+    no header the transport owns (`check_header`).
+    """
 
     url: str
     headers: dict[str, str] = field(default_factory=dict)
@@ -52,23 +59,117 @@ class HttpTarget:
 
     def __post_init__(self) -> None:
         if not re.match(r"^https?://[^/\s]+", self.url):
-            raise TargetError(f"not an http(s) URL: {self.url!r}")
+            raise TargetError(f"not an http(s) URL: {without_userinfo(self.url)!r}")
         if self.transport not in ("streamable", "sse"):
             raise TargetError(f"unknown HTTP transport {self.transport!r} (streamable or sse)")
-        if not self.label:
-            object.__setattr__(self, "label", self.url)
+        headers = {name: value.strip() for name, value in self.headers.items()}
+        for name, value in headers.items():
+            check_header(name, value)
+        bearer = self.bearer.strip() if self.bearer else None
+        if bearer and any(ch.isspace() or not ch.isprintable() for ch in bearer):
+            raise TargetError(
+                "the bearer token holds a space or a control character: give the token alone"
+            )
+        authorization = any(name.lower() == "authorization" for name in headers)
+        if bearer and authorization:
+            raise TargetError("give the token with --bearer or an Authorization header, not both")
+        basic = basic_from_userinfo(self.url)
+        if basic is not None:
+            if bearer or authorization:
+                raise TargetError(
+                    "the URL's user:password and a bearer token or Authorization header "
+                    "both give credentials: keep one"
+                )
+            headers["Authorization"] = basic
+        url = without_userinfo(self.url)
+        object.__setattr__(self, "url", url)
+        object.__setattr__(self, "headers", headers)
+        object.__setattr__(self, "bearer", bearer or None)
+        object.__setattr__(self, "label", without_userinfo(self.label) if self.label else url)
 
 
 Target = StdioTarget | HttpTarget
 
 
 def parse_header(text: str) -> tuple[str, str]:
-    """Split a `--header 'K: V'` flag into name and value."""
+    """Split a `--header 'K: V'` flag into name and value (surrounding whitespace stripped).
+
+    A malformed flag is named by its first word only: the rest may be a credential.
+    """
     name, sep, value = text.partition(":")
     name = name.strip()
     if not sep or not name or any(ch.isspace() for ch in name):
-        raise TargetError(f"bad header {text!r}: expected 'Name: value'")
+        first = text.split(None, 1)[0].partition(":")[0] if text.strip() else ""
+        raise TargetError(f"bad header starting {first!r}: expected 'Name: value'")
     return name, value.strip()
+
+
+FRAMING_HEADERS: frozenset[str] = frozenset(
+    {
+        "host",
+        "content-length",
+        "transfer-encoding",
+        "connection",
+        "keep-alive",
+        "proxy-connection",
+        "upgrade",
+        "te",
+        "trailer",
+        "expect",
+        "content-encoding",
+    }
+)
+"""Headers that frame the HTTP message: the client writes them, a second copy would contradict."""
+TRANSPORT_HEADERS: frozenset[str] = frozenset(
+    {
+        "accept",
+        "accept-encoding",
+        "content-type",
+        "last-event-id",
+        "mcp-session-id",
+        "mcp-protocol-version",
+        "mcp-method",
+        "mcp-name",
+    }
+)
+"""Headers the MCP transport sets on each request (`Mcp-Param-*` too): overriding them breaks it."""
+_TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f]")
+
+
+def check_header(name: str, value: str) -> None:
+    """Refuse a user header taskscope cannot send as given: a name that is not an HTTP token, a
+    control character in the value (it would split the request), or a header it sets itself."""
+    if not _TOKEN.match(name):
+        raise TargetError(f"bad header name {name!r}: letters, digits and !#$%&'*+-.^_`|~ only")
+    lowered = name.lower()
+    if lowered in FRAMING_HEADERS:
+        raise TargetError(
+            f"header {name!r} cannot be set: taskscope frames each request itself "
+            "(Host from the URL, Content-Length, Transfer-Encoding, Connection, …)"
+        )
+    if lowered in TRANSPORT_HEADERS or lowered.startswith("mcp-param-"):
+        raise TargetError(f"header {name!r} cannot be set: the MCP transport sets it per request")
+    if _CONTROL.search(value):
+        raise TargetError(f"header {name!r}: the value holds a control character (CR, LF, NUL…)")
+
+
+_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)([^/?#]*)@")
+
+
+def without_userinfo(url: str) -> str:
+    """`url` without a `user:password@` part, so it can be shown, recorded and used as a key."""
+    return _USERINFO.sub(r"\1", url, count=1)
+
+
+def basic_from_userinfo(url: str) -> str | None:
+    """The `Basic` Authorization value of the URL's `user:password@` part, if it has one."""
+    match = _USERINFO.match(url)
+    if match is None:
+        return None
+    user, _, password = match.group(2).partition(":")
+    pair = f"{unquote(user)}:{unquote(password)}"
+    return "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")
 
 
 def parse_env(text: str) -> tuple[str, str]:
@@ -98,7 +199,9 @@ def url_target(
     bearer: str | None = None,
     transport: HttpTransportKind = "streamable",
 ) -> HttpTarget:
-    """An HTTP target from `--url`, `--header` flags and `--bearer` (or `TASKSCOPE_BEARER`)."""
+    """An HTTP target from `--url`, `--header` flags and `--bearer` (or `TASKSCOPE_BEARER`); the
+    token and header values are taken without surrounding whitespace (a CRLF file read by
+    `$(cat …)` leaves a `\\r`)."""
     parsed = dict(headers) if isinstance(headers, Mapping) else dict(map(parse_header, headers))
     token = bearer if bearer is not None else os.environ.get(BEARER_ENV) or None
     return HttpTarget(url=url, headers=parsed, bearer=token, transport=transport)
@@ -149,7 +252,12 @@ def _entry_target(name: str, entry: Any, path: str) -> Target:
             raise TargetError(f"{where} has no 'url'")
         transport: HttpTransportKind = "sse" if kind == "sse" else "streamable"
         headers = _strings(entry.get("headers"), f"{where} headers")
-        return HttpTarget(url=_expand(url, where), headers=headers, transport=transport, label=name)
+        try:
+            return HttpTarget(
+                url=_expand(url, where), headers=headers, transport=transport, label=name
+            )
+        except TargetError as exc:
+            raise TargetError(f"{where}: {exc}") from exc
     if kind not in ("", "stdio"):
         raise TargetError(f"{where} has unknown type {kind!r}")
     command = entry.get("command")

@@ -2,7 +2,9 @@
 
 On start the App adopts every id still listed for the server, so a restart resumes watching the
 live ones; ids the server no longer knows are shown once as expired or forgotten, then dropped.
-The file is small JSON (`known-tasks.json`); a broken file is treated as empty, never fatal.
+The file is small JSON (`known-tasks.json`); a broken file is treated as empty, never fatal. Server
+keys never hold a URL's `user:password@`: a file written by an older taskscope that has one is
+rewritten without it as soon as it is read.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from app.engine.targets import without_userinfo
 
 DATA_DIR_ENV = "TASKSCOPE_DATA_DIR"
 FILE_NAME = "known-tasks.json"
@@ -47,7 +51,10 @@ class KnownTasks:
 
     def load(self) -> list[KnownTask]:
         """The ids remembered for this server, oldest first."""
-        entries = self._read().get(self.server_key, [])
+        document, scrubbed = self._read_scrubbed()
+        if scrubbed:
+            self._save(document)
+        entries = document.get(self.server_key, [])
         known: list[KnownTask] = []
         for entry in entries if isinstance(entries, list) else []:
             if isinstance(entry, dict) and isinstance(entry.get("id"), str):
@@ -68,20 +75,35 @@ class KnownTasks:
         if len(kept) != len(known):
             self._write(kept)
 
-    def _read(self) -> dict[str, Any]:
+    def _read_scrubbed(self) -> tuple[dict[str, Any], bool]:
+        """The file's document with `user:password@` taken out of every server key (the entries of
+        keys that then coincide are merged), and whether there was any to take out."""
         try:
             document = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
-            return {}
-        return document if isinstance(document, dict) else {}
+            return {}, False
+        if not isinstance(document, dict):
+            return {}, False
+        scrubbed: dict[str, Any] = {}
+        for key, entries in document.items():
+            clean = "url:" + without_userinfo(key[4:]) if key.startswith("url:") else key
+            if clean in scrubbed and isinstance(entries, list):
+                earlier = scrubbed[clean]
+                entries = [*(earlier if isinstance(earlier, list) else []), *entries]
+            scrubbed[clean] = entries
+        return scrubbed, scrubbed.keys() != document.keys()
 
     def _write(self, known: list[KnownTask]) -> None:
-        document = self._read()
+        document, _ = self._read_scrubbed()
         entries = [{"id": entry.task_id, "tool": entry.tool} for entry in known]
         if entries:
             document[self.server_key] = entries
         else:
             document.pop(self.server_key, None)
+        self._save(document)
+
+    def _save(self, document: dict[str, Any]) -> None:
+        """Replace the file with `document` atomically (a crash leaves the old file or the new)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(
             "w", encoding="utf-8", dir=self.path.parent, delete=False, suffix=".tmp"

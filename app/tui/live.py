@@ -2,23 +2,35 @@
 
 Everything runs on the App's event loop: `run()` is the body of the App's one long-lived poller
 worker, and the verbs are awaited from short action workers.
+
+Nothing the source hands the App holds a secret a server echoed back: events, tasks, tools, the
+server's info, connection notes and the errors its verbs raise pass through the session's redactor
+(frames are redacted by the connection). Identifiers that had to change (a task id or tool name
+holding a secret) are mapped back to the real ones when the App hands them in again.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import dataclasses
 import logging
 import time
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+from enum import Enum
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from app.engine.adapter import CreateOutcome
 from app.engine.adapters import WireAdapter
+from app.engine.events import TaskEvent
 from app.engine.models import InputRequest
 from app.engine.negotiate import EraPreference
 from app.engine.poller import Poller
 from app.engine.reconnect import ConnectionEvent, ReconnectPolicy
-from app.engine.recorder import Recorder
+from app.engine.recorder import Recorder, redactor_for
+from app.engine.redact import Redactor
 from app.engine.session import EngineSession, WireMismatch
 from app.engine.targets import Target
 from app.tui.source import (
@@ -33,6 +45,84 @@ from app.tui.source import (
 __all__ = ["LiveSource", "WireMismatch"]
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+class Shown:
+    """What the App may show of engine values: every string with the session's secrets replaced,
+    and the way back from a changed task id, tool name or input request to the real one."""
+
+    def __init__(self, redactor: Redactor) -> None:
+        self.redactor = redactor
+        self._real_names: dict[str, str] = {}
+        self._real_requests: dict[tuple[str | None, str], InputRequest] = {}
+
+    def text(self, text: str) -> str:
+        """`text` with every secret replaced: for any string the App builds from server text."""
+        return self.redactor.text(text)
+
+    def value(self, value: T) -> T:
+        """A copy of `value` (strings, JSON, tuples, engine models and dataclasses, nested) with
+        every secret replaced; `value` itself when it holds none."""
+        if not self.redactor.secrets:
+            return value
+        return self._walk(value)  # type: ignore[no-any-return]
+
+    def name(self, shown: str, real: str) -> None:
+        """Remember that the App sees `real` (a task id, a tool name) as `shown`."""
+        if shown != real:
+            self._real_names[shown] = real
+
+    def real_name(self, shown: str) -> str:
+        """The task id or tool name the App was shown as `shown`."""
+        return self._real_names.get(shown, shown)
+
+    def real_request(self, shown: InputRequest) -> InputRequest:
+        """The input request the App was shown as `shown`."""
+        return self._real_requests.get((shown.task_id, shown.key), shown)
+
+    @contextlib.contextmanager
+    def errors(self) -> Iterator[None]:
+        """Re-raise whatever the block raises with its secrets replaced (the App shows its text)."""
+        try:
+            yield
+        except Exception as error:
+            self.redactor.exception(error)
+            raise
+
+    def _walk(self, value: Any) -> Any:
+        if isinstance(value, Enum) or value is None:
+            return value
+        if isinstance(value, str):
+            return self.redactor.text(value)
+        if isinstance(value, dict | list):
+            hidden = self.redactor.value(value)
+            return value if hidden == value else hidden
+        if isinstance(value, tuple):
+            items = tuple(self._walk(item) for item in value)
+            return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+        if isinstance(value, BaseModel):
+            updates = self._changed(value, type(value).model_fields)
+            if not updates:
+                return value
+            shown = value.model_copy(update=updates)
+            if isinstance(value, InputRequest) and isinstance(shown, InputRequest):
+                self._real_requests[(shown.task_id, shown.key)] = value
+            return shown
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            names = [field.name for field in dataclasses.fields(value)]
+            updates = self._changed(value, names)
+            return dataclasses.replace(value, **updates) if updates else value
+        return value
+
+    def _changed(self, value: Any, names: Iterable[str]) -> dict[str, Any]:
+        updates: dict[str, Any] = {}
+        for name in names:
+            item = getattr(value, name)
+            shown = self._walk(item)
+            if shown is not item:
+                updates[name] = shown
+        return updates
 
 
 class LiveSource:
@@ -52,6 +142,8 @@ class LiveSource:
         policy: ReconnectPolicy | None = None,
     ) -> None:
         self.target = target
+        self.shown = Shown(redactor_for(target, redact))
+        """How the App must pass any other string it shows from the engine (`shown.text`)."""
         self._readonly = readonly
         self._recorder = recorder
         self._user_min_poll_ms = user_min_poll_ms
@@ -77,30 +169,48 @@ class LiveSource:
         return self._session
 
     async def connect(self, on_event: EventSink, on_frame: FrameSink) -> SourceInfo:
-        """Open the session (wire resolved, `--wire` checked) and start the poller's book."""
+        """Open the session (wire resolved, `--wire` checked) and start the poller's book.
+
+        The recorder gets each event as it came (it redacts what it keeps); the App a redacted one.
+        """
+        sink = self._shown_events(on_event)
         if self._recorder is not None:
             self._session.add_frame_listener(self._recorder.frame)
-            on_event = self._recorder.tee(on_event)
+            sink = self._recorder.tee(sink)
         self._session.add_frame_listener(on_frame)
-        info = await self._session.open()
-        adapter = self._session.adapter
+        with self.shown.errors():
+            info = await self._session.open()
+            adapter = self._session.adapter
         self._adapter = adapter
-        self._poller = Poller(adapter, on_event, user_min_ms=self._user_min_poll_ms)
-        return SourceInfo(
-            server_name=info.name,
-            server_version=info.version,
-            transport=info.transport,
-            protocol_version=info.protocol_version,
-            capabilities=adapter.capabilities,
-            label=self.target.label,
-            server_key=self._session.server_key,
-            readonly=self._readonly,
-            era=info.era_decision.as_json() if info.era_decision is not None else {},
+        self._poller = Poller(adapter, sink, user_min_ms=self._user_min_poll_ms)
+        return self.shown.value(
+            SourceInfo(
+                server_name=info.name,
+                server_version=info.version,
+                transport=info.transport,
+                protocol_version=info.protocol_version,
+                capabilities=adapter.capabilities,
+                label=self.target.label,
+                server_key=self._session.server_key,
+                readonly=self._readonly,
+                era=info.era_decision.as_json() if info.era_decision is not None else {},
+            )
         )
+
+    def _shown_events(self, on_event: EventSink) -> EventSink:
+        """`on_event` fed redacted events (with their task id remembered when it changed)."""
+
+        def shown(event: TaskEvent) -> None:
+            redacted = self.shown.value(event)
+            self.shown.name(redacted.task_id, event.task_id)
+            on_event(redacted)
+
+        return shown
 
     async def run(self) -> None:
         """Poll every watched task until cancelled."""
-        await self._require_poller().run_forever()
+        with self.shown.errors():
+            await self._require_poller().run_forever()
 
     def connection_state(self) -> ConnectionState:
         state = self._session.state
@@ -115,7 +225,7 @@ class LiveSource:
         event = self._session.last_event
         if event is None or self._session.state not in ("reconnecting", "failed"):
             return None
-        return event.describe(time.time())
+        return self.shown.text(event.describe(time.time()))
 
     def _on_connection(self, event: ConnectionEvent) -> None:
         """After a legacy reconnect, import what `tasks/list` shows the new session."""
@@ -137,13 +247,16 @@ class LiveSource:
         if self._tools is not None:
             return self._tools
         legacy = self._require_adapter().capabilities.wire == "legacy"
-        listed = await self._session.list_tools()
-        tools = [
-            ToolInfo.from_wire(
+        with self.shown.errors():
+            listed = await self._session.list_tools()
+        tools: list[ToolInfo] = []
+        for tool in listed:
+            real = ToolInfo.from_wire(
                 tool, legacy=legacy, unusable=self._session.tool_problem(str(tool.get("name")))
             )
-            for tool in listed
-        ]
+            shown = self.shown.value(real)
+            self.shown.name(shown.name, real.name)
+            tools.append(shown)
         self._tools = tools
         return tools
 
@@ -152,33 +265,39 @@ class LiveSource:
     ) -> CreateOutcome:
         """A task-augmented call (the task is watched at once), or a plain synchronous one."""
         adapter = self._require_adapter()
-        if not as_task:
-            result = await adapter.call_tool(tool, arguments)
-            return CreateOutcome(task=None, sync_result=result, raw=result)
-        outcome = await adapter.create(tool, arguments, ttl_ms=ttl_ms)
+        tool = self.shown.real_name(tool)
+        with self.shown.errors():
+            if not as_task:
+                result = await adapter.call_tool(tool, arguments)
+                return self.shown.value(CreateOutcome(task=None, sync_result=result, raw=result))
+            outcome = await adapter.create(tool, arguments, ttl_ms=ttl_ms)
         if outcome.task is not None:
             self._require_poller().watch(outcome.task)
-        return outcome
+            self.shown.name(self.shown.text(outcome.task.task_id), outcome.task.task_id)
+        return self.shown.value(outcome)
 
     async def cancel(self, task_id: str) -> None:
         """`tasks/cancel`: legacy's answer is applied at once; extension keeps polling."""
-        cancelled = await self._require_adapter().cancel(task_id)
+        task_id = self.shown.real_name(task_id)
+        with self.shown.errors():
+            cancelled = await self._require_adapter().cancel(task_id)
         self._require_poller().mark_cancel_requested(task_id, cancelled)
 
     async def list_tasks(self) -> int:
         """Watch every task of every `tasks/list` page that is not watched yet."""
-        tasks = await self._require_adapter().list_tasks()
+        with self.shown.errors():
+            tasks = await self._require_adapter().list_tasks()
         poller = self._require_poller()
         return sum(poller.watch(task, source="list") for task in tasks)
 
     def adopt(self, task_id: str) -> bool:
-        return self._require_poller().adopt(task_id)
+        return self._require_poller().adopt(self.shown.real_name(task_id))
 
     def forget(self, task_id: str) -> bool:
-        return self._require_poller().forget(task_id)
+        return self._require_poller().forget(self.shown.real_name(task_id))
 
     def poll_now(self, task_id: str) -> bool:
-        return self._require_poller().poll_now(task_id)
+        return self._require_poller().poll_now(self.shown.real_name(task_id))
 
     def set_paused(self, paused: bool) -> None:
         poller = self._require_poller()
@@ -189,16 +308,19 @@ class LiveSource:
 
     async def answer(self, request: InputRequest, response: dict[str, Any]) -> None:
         """Send one answer through the poller (so the task's timeline records it)."""
-        if not await self._require_poller().answer(request, response):
+        if not await self._require_poller().answer(self.shown.real_request(request), response):
             raise SourceUnavailable("the server did not take the answer; see the task's timeline")
 
     async def reject(self, request: InputRequest) -> bool:
         """Decline a server request through the poller (so the task's timeline records it)."""
-        return await self._require_poller().reject(request)
+        with self.shown.errors():
+            return await self._require_poller().reject(self.shown.real_request(request))
 
     def staged_answer(self, request: InputRequest) -> dict[str, Any] | None:
         adapter = self._adapter
-        return adapter.broker.staged_answer(request) if adapter is not None else None
+        if adapter is None:
+            return None
+        return self.shown.value(adapter.broker.staged_answer(self.shown.real_request(request)))
 
     async def close(self) -> None:
         """Stop reconnecting and re-listing, stop the adapter's calls and close the connection."""
