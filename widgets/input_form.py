@@ -60,7 +60,7 @@ def field_hint(field: FieldSpec) -> str:
     if field.pattern is not None:
         parts.append(f"pattern {field.pattern}")
     if field.pattern_error is not None:
-        parts.append(f"not enforced: {field.pattern_error}")
+        parts.append(field.pattern_error)
     if field.kind in ("number", "integer"):
         word = "whole number" if field.kind == "integer" else "number"
         bounds = _range_text(field.minimum, field.maximum, "")

@@ -9,13 +9,13 @@ written (an ElicitResult, a CreateMessageResult or a ListRootsResult).
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from app.cli.output import usage_error
 from app.engine.answer_defaults import with_defaults
+from app.engine.form_checks import CompiledPattern, compile_pattern
 from app.engine.models import InputKind, InputRequest
 
 MATCH_KEYS = frozenset({"key", "message", "method"})
@@ -28,7 +28,8 @@ class AnswerRule:
 
     response: dict[str, Any]
     key: str | None = None
-    message: re.Pattern[str] | None = None
+    message: CompiledPattern | None = None
+    """Searched with RE2 (linear time): the message it is matched against is the server's."""
     method: str | None = None
 
     def matches(self, request: InputRequest) -> bool:
@@ -99,10 +100,10 @@ def _parse_rule(rule: Any, where: str) -> AnswerRule:
             raise usage_error(f"--answers: {where}: match.{name} must be a string")
     pattern = None
     if "message" in match:
-        try:
-            pattern = re.compile(match["message"])
-        except re.error as exc:
-            raise usage_error(f"--answers: {where}: bad message regex: {exc}") from exc
+        compiled = compile_pattern(match["message"])
+        if isinstance(compiled, str):
+            raise usage_error(f"--answers: {where}: bad message regex: {compiled}")
+        pattern = compiled
     return AnswerRule(response, match.get("key"), pattern, match.get("method"))
 
 

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from app.engine.form_checks import list_values, value_problem
+from app.engine.form_checks import PatternBudget, list_values, value_problem
 from app.engine.form_model import Choice, FieldSpec, FormSpec
 
 MAX_NUMBER_TEXT = 400
@@ -54,16 +54,20 @@ def coerce_field(field: FieldSpec, text: str | list[str] | bool | None) -> Any:
 
 
 def validate_answer(spec: FormSpec, content: Mapping[str, Any]) -> dict[str, str]:
-    """Check a whole content dict against the form: field name -> reason; {} means valid."""
+    """Check a whole content dict against the form: field name -> reason; {} means valid.
+
+    The fields' patterns share one PatternBudget: content may carry a server's defaults.
+    """
     errors: dict[str, str] = {}
     names: set[str] = set()
+    budget = PatternBudget()
     for field in spec.fields:
         names.add(field.name)
         if field.name not in content:
             if field.required:
                 errors[field.name] = _REQUIRED
             continue
-        problem = value_problem(field, content[field.name])
+        problem = value_problem(field, content[field.name], budget)
         if problem is not None:
             errors[field.name] = problem
     for key in content:

@@ -28,8 +28,9 @@ class FieldSpec:
     """One typed form field. Constraints that do not apply to the kind stay None.
 
     `default` is already a valid value of the field (a tuple for multi-selects) or None.
-    `pattern_error` is set when the server's `pattern` cannot be compiled (or is too long); such a
-    pattern is not enforced, and the UI can show the reason.
+    `pattern_error` ("pattern could not be checked: …") is set when RE2 cannot take the server's
+    `pattern` (syntax, length, size) or the form's pattern budget is spent; such a pattern is not
+    enforced, so the answer can still be sent, and the UI shows the reason beside the field.
     """
 
     name: str

@@ -12,6 +12,7 @@ from typing import Any
 
 from app.engine.form_checks import (
     TEXT_KINDS,
+    PatternBudget,
     bounds_problem,
     count_keyword,
     finite_number,
@@ -45,9 +46,10 @@ def validate_json_answer(schema: Any, content: Any) -> list[str]:
 class _JsonChecker:
     """One validation run: collects errors and bounds the work a hostile schema can cause."""
 
-    def __init__(self) -> None:
+    def __init__(self, budget: PatternBudget | None = None) -> None:
         self.errors: list[str] = []
         self.steps = 0
+        self.budget = PatternBudget() if budget is None else budget
 
     def fail(self, path: str, reason: str) -> None:
         if len(self.errors) < MAX_JSON_ERRORS:
@@ -55,7 +57,7 @@ class _JsonChecker:
 
     def passes(self, schema: Any, value: Any, path: str, depth: int) -> bool:
         """Whether `value` matches `schema`, without recording errors (for anyOf/oneOf branches)."""
-        branch = _JsonChecker()
+        branch = _JsonChecker(self.budget)
         branch.steps = self.steps
         branch.check(schema, value, path, depth)
         self.steps = branch.steps
@@ -113,7 +115,7 @@ class _JsonChecker:
             self.fail(path, f"must be at most {plural(max_length, 'character')}")
         pattern = schema.get("pattern")
         if isinstance(pattern, str):
-            problem = pattern_problem(pattern, value)
+            problem = pattern_problem(pattern, value, self.budget)
             if problem is not None:
                 self.fail(path, problem)
         fmt = schema.get("format")

@@ -16,7 +16,10 @@ from dataclasses import replace
 from typing import Any
 
 from app.engine.form_checks import (
+    RUN_PATTERN_SECONDS,
     TEXT_KINDS,
+    UNCHECKED,
+    PatternBudget,
     compile_pattern,
     count_keyword,
     finite_number,
@@ -31,6 +34,9 @@ MAX_CHOICES = 1000
 """More options than this does not fit a picker; such schemas go to the JSON editor."""
 
 
+_OVER_BUDGET = f"{UNCHECKED}the form's patterns took over {RUN_PATTERN_SECONDS} s to check"
+
+
 class UnsupportedSchema(ValueError):
     """The schema is outside the elicitation subset; the message says why (fall back to JSON)."""
 
@@ -39,6 +45,7 @@ def parse_schema(schema: Any) -> FormSpec:
     """Turn a `requestedSchema` into a FormSpec, or raise UnsupportedSchema (and nothing else).
 
     Malformed annotations (titles, bounds, enumNames, defaults) are ignored rather than rejected.
+    Patterns and defaults share one PatternBudget, so a hostile schema cannot stall the parse.
     """
     if not isinstance(schema, Mapping):
         raise UnsupportedSchema(f"the schema must be an object, not {_describe(schema)}")
@@ -53,10 +60,11 @@ def parse_schema(schema: Any) -> FormSpec:
         raise UnsupportedSchema(f"too many fields ({len(properties)}; at most {MAX_FIELDS})")
     required = _required_names(schema.get("required"))
     fields: list[FieldSpec] = []
+    budget = PatternBudget()
     for name, prop in properties.items():
         if not isinstance(name, str):
             raise UnsupportedSchema(f"a property name is {_describe(name)}, not a string")
-        fields.append(_parse_field(name, prop, name in required))
+        fields.append(_parse_field(name, prop, name in required, budget))
     return FormSpec(tuple(fields))
 
 
@@ -68,7 +76,7 @@ def _required_names(required: Any) -> frozenset[str]:
     return frozenset(required)
 
 
-def _parse_field(name: str, prop: Any, required: bool) -> FieldSpec:
+def _parse_field(name: str, prop: Any, required: bool, budget: PatternBudget) -> FieldSpec:
     if not isinstance(prop, Mapping):
         raise UnsupportedSchema(
             f"field {_describe(name)}: its schema is {_describe(prop)}, not an object"
@@ -81,7 +89,7 @@ def _parse_field(name: str, prop: Any, required: bool) -> FieldSpec:
     elif (kind is None or kind == "string") and ("oneOf" in prop or "enum" in prop):
         spec = _parse_choice(base, prop)
     elif kind == "string":
-        spec = _parse_string(base, prop)
+        spec = _parse_string(base, prop, budget)
     elif kind == "number" or kind == "integer":
         spec = replace(
             base,
@@ -95,22 +103,31 @@ def _parse_field(name: str, prop: Any, required: bool) -> FieldSpec:
         raise UnsupportedSchema(f"field {_describe(name)}: nested objects are not supported")
     else:
         raise UnsupportedSchema(f"field {_describe(name)}: unsupported type {_describe(kind)}")
-    return _with_default(spec, prop.get("default"))
+    return _with_default(spec, prop.get("default"), budget)
 
 
-def _parse_string(base: FieldSpec, prop: Mapping[str, Any]) -> FieldSpec:
+def _parse_string(base: FieldSpec, prop: Mapping[str, Any], budget: PatternBudget) -> FieldSpec:
     fmt = prop.get("format")
     kind = TEXT_KINDS.get(fmt, "text") if isinstance(fmt, str) else "text"
     pattern = prop.get("pattern") if isinstance(prop.get("pattern"), str) else None
-    compiled = compile_pattern(pattern) if pattern is not None else None
     return replace(
         base,
         kind=kind,
         min_length=count_keyword(prop.get("minLength")),
         max_length=count_keyword(prop.get("maxLength")),
         pattern=pattern,
-        pattern_error=compiled if isinstance(compiled, str) else None,
+        pattern_error=_pattern_error(pattern, budget),
     )
+
+
+def _pattern_error(pattern: str | None, budget: PatternBudget) -> str | None:
+    """Why the field's pattern will not be checked, or None when it will (or there is none)."""
+    if pattern is None:
+        return None
+    if budget.spent():
+        return _OVER_BUDGET
+    compiled = compile_pattern(pattern)
+    return compiled if isinstance(compiled, str) else None
 
 
 def _parse_choice(base: FieldSpec, prop: Mapping[str, Any]) -> FieldSpec:
@@ -182,10 +199,20 @@ def _check_choice_count(name: str, count: int) -> None:
         )
 
 
-def _with_default(spec: FieldSpec, default: Any) -> FieldSpec:
-    """Attach the server's default if it is a valid value of the field; a bad default is dropped."""
+def _with_default(spec: FieldSpec, default: Any, budget: PatternBudget) -> FieldSpec:
+    """Attach the server's default if it is a valid value of the field; a bad default is dropped.
+
+    A default past the form's pattern budget leaves the field's pattern unchecked, said on it.
+    """
     if default is None:
         return spec
+    if (
+        spec.pattern is not None
+        and spec.pattern_error is None
+        and isinstance(default, str)
+        and budget.spent()
+    ):
+        spec = replace(spec, pattern_error=_OVER_BUDGET)
     if spec.kind == "integer" and isinstance(default, float) and default.is_integer():
         default = int(default)
     if spec.kind == "multi":
