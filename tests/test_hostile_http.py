@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.engine.connection import Connection
+from app.engine.limits import MAX_BODY_BYTES, MAX_EVENT_CHARS
 from app.engine.rpc_types import Frame
 from app.engine.targets import HttpTarget
 from app.engine.transports.base import TransportError
@@ -27,8 +28,8 @@ from app.engine.transports.header_values import encode_header_value
 from app.engine.transports.http11 import Http11Client, HttpError, Limits, request_target
 from app.engine.transports.http11_connection import Http11Connection, Http11Response
 from app.engine.transports.http_client import environment_proxy, make_http_client
-from app.engine.transports.http_framing import MAX_BODY_BYTES, ContentDecoder, FramingError
-from app.engine.transports.sse_decoder import MAX_EVENT_CHARS, EventTooLarge, SseDecoder
+from app.engine.transports.http_framing import ContentDecoder, FramingError
+from app.engine.transports.sse_decoder import EventTooLarge, SseDecoder
 from tests.demo_servers import free_port
 from tests.servers.hostile_http import (
     INITIALIZE_RESULT,

@@ -20,6 +20,7 @@ import pytest
 from app.demo.hostile_io import ORPHAN_EXIT_CODE
 from app.demo.hostile_modes import LONG_LINE_CHARS
 from app.engine.connection import Connection
+from app.engine.limits import MAX_LINE_BYTES
 from app.engine.targets import StdioTarget
 from app.engine.transports import stdio
 from tests.demo_servers import REPO_ROOT
@@ -61,7 +62,7 @@ def end(pid: int) -> None:
 def test_a_line_over_the_limit_fails_that_poll_at_once(wire: str, tmp_path: Path) -> None:
     """The second poll's answer is one line just over 64 MiB: that poll fails at once naming the
     limit, its frame keeps the line's beginning, and the next poll reads the stream in step."""
-    assert LONG_LINE_CHARS > stdio.LINE_LIMIT
+    assert LONG_LINE_CHARS > MAX_LINE_BYTES
     trace = tmp_path / "frames.ndjson"
     run = watch_job(on_stdio(wire, "long-line"), "--trace-frames", str(trace))
     assert run.code == 0, run.stderr[-2000:]

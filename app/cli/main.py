@@ -45,6 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     out = Output()
     try:
         namespace = parse(arguments)
+        _check_limits()
     except CliError as error:
         out.error(error)
         return error.exit_code
@@ -56,6 +57,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write(SHORT_HELP)
         return _offer_demo(out)
     return asyncio.run(_run_aborting_on_signals(namespace, out))
+
+
+def _check_limits() -> None:
+    """A bound set in the environment (`TASKSCOPE_MAX_*`) that is not a size is a usage error."""
+    from app.cli.output import usage_error
+    from app.engine.limits import LimitsError, configured
+
+    try:
+        configured()
+    except LimitsError as exc:
+        raise usage_error(str(exc)) from exc
 
 
 def _names_target(namespace: argparse.Namespace) -> bool:

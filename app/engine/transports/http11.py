@@ -18,6 +18,7 @@ from collections.abc import Coroutine, Mapping
 from types import TracebackType
 from urllib.parse import quote, urlsplit
 
+from app.engine.limits import Limits, configured
 from app.engine.poll_gate import DEFAULT_CAP
 from app.engine.transports.http11_connection import (
     READ_CHUNK,
@@ -32,7 +33,7 @@ from app.engine.transports.http11_connection import (
     ReadError,
     RemoteProtocolError,
 )
-from app.engine.transports.http_framing import FramingError, Limits, encode_request
+from app.engine.transports.http_framing import FramingError, encode_request
 
 __all__ = [
     "ConnectError",
@@ -288,7 +289,7 @@ class Http11Client:
         self._connect_timeout = connect_timeout
         self._write_timeout = write_timeout
         self._limit = max_connections
-        self._limits = limits or Limits()
+        self._limits = limits or configured()
         self._pools: dict[tuple[str, str, int], _OriginPool] = {}
         self._routes: dict[str, _Route] = {}
         self._ssl: ssl.SSLContext | None = None

@@ -1,8 +1,9 @@
 """One HTTP/1.1 keep-alive connection of the lean client, its response, and the client's errors.
 
 The connection writes a request's bytes and reads the response head and body over asyncio streams,
-with the framing rules and `Limits` of `http_framing`; whether it can carry another request is
-decided here. A server that breaks a rule or a limit fails the exchange at once, saying which.
+with the framing rules of `http_framing` and the bounds of `limits`; whether it can carry another
+request is decided here. A server that breaks a rule or a limit fails the exchange at once,
+saying which.
 """
 
 from __future__ import annotations
@@ -11,11 +12,11 @@ import asyncio
 from collections.abc import AsyncIterator, Mapping
 from typing import Literal
 
+from app.engine.limits import Limits
 from app.engine.transports.http_framing import (
     BodyKind,
     ContentDecoder,
     FramingError,
-    Limits,
     body_framing,
     chunk_size,
     content_decoder,

@@ -15,8 +15,8 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
 
+from app.engine.limits import Limits, configured
 from app.engine.transports.http11_connection import HttpError, RemoteProtocolError
-from app.engine.transports.http_framing import Limits
 
 if TYPE_CHECKING:
     import httpx
@@ -74,7 +74,7 @@ class HttpxClient:
 
         timeout = httpx.Timeout(connect_timeout, read=None, write=write_timeout, pool=None)
         self._client = httpx.AsyncClient(timeout=timeout)
-        self._body_limit = (limits or Limits()).body_bytes
+        self._body_limit = (limits or configured()).body_bytes
         self.errors: tuple[type[Exception], ...] = (httpx.HTTPError, HttpError)
 
     def stream(

@@ -4,7 +4,7 @@ Hand-written because `h11` cost two thirds of the client's CPU per request (its 
 and per-header validation), and a client that only sends its own requests and reads responses
 needs a small, strict subset: status line, header fields, and which body framing applies
 (Content-Length, chunked, none, or until the server closes) per RFC 9112 section 6.3. Everything
-a server sends is bounded (`Limits`) and a gzip or deflate body is decoded in bounded pieces.
+a server sends is bounded (`limits.Limits`) and a gzip or deflate body is decoded in bounded pieces.
 """
 
 from __future__ import annotations
@@ -12,21 +12,10 @@ from __future__ import annotations
 import re
 import zlib
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Literal
 
 BodyKind = Literal["none", "length", "chunked", "close"]
 
-MAX_HEAD_BYTES = 64 * 1024
-"""Bytes of a response head (status line, header fields and any 1xx heads before it) accepted:
-real servers send 1-2 KB, cookies and CSP included; nginx's default cap is 8 KB per line."""
-MAX_HEADER_FIELDS = 200
-"""Header fields of one response head accepted (interim 1xx heads count towards it): servers
-send 5-30; 200 leaves room for proxies and CDNs while keeping a flood of repeats cheap."""
-MAX_BODY_BYTES = 64 * 1024 * 1024
-"""Bytes of one body read whole (a JSON answer), after decompression: MCP results that embed
-files or images in Base64 reach a few MB; 64 MiB keeps the parsed answer's memory in the low
-hundreds of MB. SSE streams are not bounded as a whole, each event is (`sse_decoder`)."""
 MAX_CONTENT_LENGTH_DIGITS = 18
 """Digits of a Content-Length accepted: up to an exabyte; more is not a length but an attack
 (Python refuses to parse integers of over 4,300 digits)."""
@@ -38,15 +27,6 @@ _BAD_VALUE = re.compile(rb"[\x00\r\n]")
 _STATUS = re.compile(rb"HTTP/1\.([01]) ([0-9]{3})(?: ([^\r\n]*))?\r?\n")
 _HEX = re.compile(rb"[0-9A-Fa-f]{1,16}")
 _GZIP_WBITS = 16 + zlib.MAX_WBITS
-
-
-@dataclass(frozen=True, slots=True)
-class Limits:
-    """How much of a response the client buffers before it gives up on the server."""
-
-    head_bytes: int = MAX_HEAD_BYTES
-    header_fields: int = MAX_HEADER_FIELDS
-    body_bytes: int = MAX_BODY_BYTES
 
 
 class FramingError(ValueError):

@@ -4,7 +4,8 @@ Follows the WHATWG event-stream rules as `httpx_sse` applies them: lines end at 
 (also when split across reads), `:` starts a comment, `data` lines join with newlines, one space
 after the colon is dropped, and an event is dispatched only at a blank line. A byte order mark
 at the start of a line is dropped (the spec's one at the start of the stream included). What one
-event may hold is bounded (`MAX_EVENT_CHARS`): a stream never grows the client's memory past it.
+event may hold is bounded (`limits.MAX_EVENT_CHARS`, or `TASKSCOPE_MAX_SSE_EVENT`): a stream
+never grows the client's memory past it.
 """
 
 from __future__ import annotations
@@ -12,11 +13,7 @@ from __future__ import annotations
 import codecs
 from dataclasses import dataclass
 
-MAX_EVENT_CHARS = 16 * 1024 * 1024
-"""Characters one SSE event may hold (its lines, data and the line still arriving): one event
-carries one JSON-RPC message, and decoding it keeps a few copies alive (pieces, joined text,
-data lines, the event), so 16 MiB here costs about what a 64 MiB JSON body does
-(`http_framing.MAX_BODY_BYTES`)."""
+from app.engine.limits import configured
 
 
 class EventTooLarge(ValueError):
@@ -42,9 +39,9 @@ class SseDecoder:
     """Feed body bytes with `feed`, then call `close` at the end of the body; both return events
     and raise `EventTooLarge` once an event holds more than `max_event_chars`."""
 
-    def __init__(self, max_event_chars: int = MAX_EVENT_CHARS) -> None:
+    def __init__(self, max_event_chars: int | None = None) -> None:
         self._text = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self._limit = max_event_chars
+        self._limit = configured().event_chars if max_event_chars is None else max_event_chars
         self._pending: list[str] = []
         self._pending_size = 0
         self._event = ""

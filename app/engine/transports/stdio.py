@@ -4,7 +4,8 @@ The server runs in a session of its own, so closing signals its whole process gr
 it forked end with it. The process exiting closes the channel, even while a child it forked holds
 stdout open (no end of file ever comes then). stderr is drained continuously (a full pipe would
 stall the server) and its last lines are kept so a crash can be explained. Every stdout line is
-bounded by `LINE_LIMIT`; a longer one is skipped whole and fails what was pending at once.
+bounded (`limits.MAX_LINE_BYTES`, or `TASKSCOPE_MAX_LINE`); a longer one is skipped whole and
+fails what was pending at once.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
+from app.engine.limits import ENVIRONMENT, configured
 from app.engine.targets import StdioTarget
 from app.engine.transports.base import (
     Era,
@@ -34,8 +36,6 @@ log = logging.getLogger(__name__)
 STDERR_LINES_KEPT = 20
 STDERR_LINE_CHARS = 2000
 """Each kept stderr line is cut to this many characters."""
-LINE_LIMIT = 64 * 1024 * 1024
-"""The longest stdout (and stderr) line read, in bytes; read when a server starts."""
 SKIPPED_HEAD_BYTES = 200
 """How much of a line over the limit its frame shows."""
 STDIN_CLOSE_GRACE_SECONDS = 1.0
@@ -99,7 +99,7 @@ class StdioTransport:
 
         def make_protocol() -> _ServerProtocol:
             nonlocal protocol
-            protocol = _ServerProtocol(LINE_LIMIT, loop)
+            protocol = _ServerProtocol(configured().line_bytes, loop)
             return protocol
 
         try:
@@ -258,11 +258,12 @@ class StdioTransport:
             log.exception("dropped a message the client could not handle")
 
     def _line_too_long(self, head: bytes) -> None:
-        """Report a skipped line over `LINE_LIMIT` as a frame, and fail what was pending."""
+        """Report a skipped line over the line limit as a frame, and fail what was pending."""
         assert self._sink is not None
         reason = (
             f"the server sent a line longer than the stdio line limit "
-            f"({LINE_LIMIT:,} bytes); it was skipped unread"
+            f"({configured().line_bytes:,} bytes, {ENVIRONMENT['line_bytes']}); "
+            "it was skipped unread"
         )
         shown = head.decode("utf-8", errors="replace") + "…"
         try:
