@@ -323,3 +323,16 @@ async def test_a_failed_dance_keeps_its_steps() -> None:
     steps = era_steps(caught.value)
     assert [step.method for step in steps] == ["server/discover", "initialize"]
     assert steps[1].answer == "gone"
+
+
+async def test_over_http_a_slow_probe_is_awaited_not_raced() -> None:
+    channel = ControlledChannel()
+    channel.transport_kind = "http"
+    dance = start(channel)
+    probe = await channel.wait_for("server/discover")
+    for _ in range(20):  # the probe window (0 s) passes many times over
+        await asyncio.sleep(0)
+    assert channel.sent == ["server/discover"]
+    probe.set_result(discover_result("2026-07-28"))
+    agreed = await dance
+    assert agreed.era == "modern" and channel.sent == ["server/discover"]

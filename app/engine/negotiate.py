@@ -7,9 +7,11 @@
 - any other answer means legacy, so `initialize` follows: a DiscoverResult without a modern
   `supportedVersions` (also `{}` from servers that answer every method so), any other JSON-RPC
   error whatever its `id`, an HTTP 4xx without a modern body, a malformed answer;
-- silence for `probe_timeout`: `initialize` goes out beside the still-open probe and the first
-  to settle wins. A late DiscoverResult means a modern server that started slowly; an initialize
-  result means legacy; an initialize refused with `-32022` naming a modern version means modern.
+- silence for `probe_timeout` over stdio or HTTP+SSE (where a legacy server may never answer an
+  unknown method): `initialize` goes out beside the still-open probe and the first to settle
+  wins. A late DiscoverResult means a modern server that started slowly; an initialize result
+  means legacy; an initialize refused with `-32022` naming a modern version means modern. Over
+  Streamable HTTP every POST is answered, so the probe is simply awaited (a timeout falls back).
 Every request and what answered it is kept in an `EraDecision`, which both faces show.
 """
 
@@ -220,6 +222,11 @@ class _Dance:
         probe = self._discover(MODERN_VERSION, "connect: era probe")
         if self.preference == "modern":
             return await self._modern_or_raise(probe, "--era modern")
+        if self.channel.transport_kind == "http":
+            # Every POST gets an answer: a slow one means a busy server, not a legacy one, and
+            # racing initialize against it would let load pick the era of a dual-era server.
+            await asyncio.wait({probe})
+            return await self._after_probe(probe)
         done, _ = await asyncio.wait({probe}, timeout=self.probe_timeout)
         if probe in done:
             return await self._after_probe(probe)
