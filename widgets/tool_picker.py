@@ -1,36 +1,64 @@
 """Pick a tool to run: type to narrow the list by name and description, enter to choose.
 
-A typed function (`ModalScreen[ToolInfo | None]`). Tool names and descriptions are server text,
-shown through `one_line`; the legacy `taskSupport` is shown beside each tool, and a tool that
-cannot be called says why and cannot be picked.
+A typed function (`ModalScreen[ToolInfo | None]`). Search ranks the exact name first, then name
+prefixes, name substrings and last descriptions; a side pane shows the highlighted tool's whole
+description and input schema (hidden on narrow terminals). Tool names and descriptions are server
+text, shown plainly; the legacy `taskSupport` is shown beside each tool, and a tool that cannot
+be called says why and cannot be picked.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from app.engine.sanitize import one_line
+from app.engine.sanitize import one_line, safe_text
 from app.tui.source import ToolInfo
 from widgets.css_paths import MODALS_CSS
 
+SIDE_PANE_MIN_WIDTH = 110
+"""Below this many terminal columns the side pane is hidden, so the list keeps a usable width."""
 NAME_WIDTH = 24
 DESCRIPTION_WIDTH = 60
 
 
-def matches(tool: ToolInfo, query: str) -> bool:
-    """Every word of `query` appears in the tool's name or description (case-insensitive)."""
-    haystack = f"{tool.name} {tool.description}".casefold()
-    return all(word in haystack for word in query.casefold().split())
+def match_rank(tool: ToolInfo, query: str) -> int | None:
+    """How well `query` finds `tool`, best first: 0 the exact name, 1 a name prefix, 2 a name
+    substring, 3 every word in the name or description; None when it does not match at all
+    (case-insensitive). An empty query matches every tool equally."""
+    wanted = query.strip().casefold()
+    if not wanted:
+        return 0
+    name = tool.name.casefold()
+    if name == wanted:
+        return 0
+    if name.startswith(wanted):
+        return 1
+    if wanted in name:
+        return 2
+    haystack = f"{name} {tool.description.casefold()}"
+    return 3 if all(word in haystack for word in wanted.split()) else None
+
+
+def ranked(tools: Sequence[ToolInfo], query: str) -> list[ToolInfo]:
+    """The tools `query` finds, best match first, server order among equals."""
+    found: list[tuple[int, int, ToolInfo]] = []
+    for index, tool in enumerate(tools):
+        rank = match_rank(tool, query)
+        if rank is not None:
+            found.append((rank, index, tool))
+    found.sort(key=lambda item: (item[0], item[1]))
+    return [tool for _, _, tool in found]
 
 
 def tool_label(tool: ToolInfo) -> Text:
@@ -46,6 +74,24 @@ def tool_label(tool: ToolInfo) -> Text:
         label.append(f" {tool.task_support:<9}", "dim")
     label.append(" " + one_line(tool.description, DESCRIPTION_WIDTH))
     return label
+
+
+def tool_about(tool: ToolInfo) -> Text:
+    """The side pane's text: name, task support, why it cannot be called, the description and
+    the input schema, all server text shown plainly."""
+    about = safe_text(tool.name, max_len=200, style="bold")
+    if tool.task_support is not None:
+        about.append(f"\ntaskSupport: {tool.task_support}", "dim")
+    if tool.unusable is not None:
+        about.append("\n⊘ cannot be called: ")
+        about.append_text(safe_text(tool.unusable, max_len=400))
+    if tool.description:
+        about.append("\n\n")
+        about.append_text(safe_text(tool.description, max_len=4000, allow_newlines=True))
+    about.append("\n\nInput schema\n", "bold")
+    schema = json.dumps(tool.input_schema, indent=2, ensure_ascii=False, default=str)
+    about.append_text(safe_text(schema, max_len=8000, allow_newlines=True))
+    return about
 
 
 class ToolPicker(ModalScreen[ToolInfo | None]):
@@ -67,19 +113,26 @@ class ToolPicker(ModalScreen[ToolInfo | None]):
         with Vertical(id="picker-body"):
             yield Static(Text("Run a tool", style="bold"), id="picker-title")
             yield Input(placeholder="type to search tools", id="picker-search")
-            yield OptionList(id="picker-list")
+            with Horizontal(id="picker-main"):
+                yield OptionList(id="picker-list")
+                with VerticalScroll(id="picker-side"):
+                    yield Static(id="picker-about")
             yield Static("↑↓ move · enter run · esc close", id="picker-keys")
 
     def on_mount(self) -> None:
+        self.set_class(self.app.size.width < SIDE_PANE_MIN_WIDTH, "-narrow")
         self._refill("")
         self.query_one(Input).focus()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.width < SIDE_PANE_MIN_WIDTH, "-narrow")
 
     @on(Input.Changed, "#picker-search")
     def narrow(self, event: Input.Changed) -> None:
         self._refill(event.value)
 
     def _refill(self, query: str) -> None:
-        self.shown = [tool for tool in self.tools if matches(tool, query)]
+        self.shown = ranked(self.tools, query)
         options = self.query_one(OptionList)
         options.set_options(
             Option(tool_label(tool), disabled=tool.unusable is not None) for tool in self.shown
@@ -90,6 +143,16 @@ class ToolPicker(ModalScreen[ToolInfo | None]):
             options.add_option(
                 Option(Text("The server lists no tools.", style="dim"), disabled=True)
             )
+        self._describe(self.shown[0] if self.shown else None)
+
+    @on(OptionList.OptionHighlighted, "#picker-list")
+    def follow_highlight(self, event: OptionList.OptionHighlighted) -> None:
+        index = event.option_index
+        self._describe(self.shown[index] if 0 <= index < len(self.shown) else None)
+
+    def _describe(self, tool: ToolInfo | None) -> None:
+        """The side pane: the highlighted tool's whole description and input schema."""
+        self.query_one("#picker-about", Static).update(tool_about(tool) if tool else Text())
 
     def action_move(self, step: int) -> None:
         options = self.query_one(OptionList)
