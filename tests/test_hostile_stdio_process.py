@@ -68,7 +68,7 @@ def test_a_line_over_the_limit_fails_that_poll_at_once(wire: str, tmp_path: Path
     assert run.code == 0, run.stderr[-2000:]
     assert run.document["outcome"] == "completed"
     (failed,) = run.lines("request failed:")
-    assert "line longer than the stdio line limit (67,108,864 bytes)" in failed
+    assert "line longer than the stdio line limit (67,108,864 bytes, TASKSCOPE_MAX_LINE)" in failed
     assert "no answer" not in failed
     assert run.lines("→ completed")
     frames = [json.loads(text) for text in trace.read_text().splitlines()]

@@ -453,7 +453,9 @@ async def test_the_tool_picker_and_the_arguments_form_show_tools_as_typed() -> N
         await wait_for(pilot, lambda: isinstance(app.screen, ToolPicker))
         picker = app.screen
         options = shown_text(picker.query_one("#picker-list", Widget))
-        assert_as_typed(options, "[@click=app.quit]click … [/b]EVIL cannot open [/var/log/app.log]")
+        assert_as_typed(options, "[@click=app.quit]click … [/b]EVIL")
+        assert_as_typed(shown_text(picker.query_one("#picker-about", Widget)), TOOL)
+        assert_as_typed(shown_text(picker.query_one("#picker-about", Widget)))
         assert clickable_cells(picker) == []
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, ArgumentsForm))
