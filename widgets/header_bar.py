@@ -18,7 +18,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from app.engine.sanitize import one_line
-from app.tui.formatting import theme_style
+from app.tui.formatting import questions_waiting, theme_style
 from app.tui.state import TasksSummary
 
 if TYPE_CHECKING:  # annotations only: the App's first frame does not load the engine
@@ -188,7 +188,9 @@ class HeaderBar(Static):
             if gone:
                 line.append(f" · {gone} gone", _MUTED)
             if summary.input_waiting:
-                line.append(f"  ✉ {summary.input_waiting} waiting", self._style("text-warning"))
+                line.append(
+                    f"  ✉ {questions_waiting(summary.input_waiting)}", self._style("text-warning")
+                )
             if summary.erroring:
                 line.append(f"  ⚠ {summary.erroring} erroring", self._style("text-error"))
         if view.marked:

@@ -24,7 +24,7 @@ from textual.widgets import DataTable, Static
 
 from app.engine.models import InputRequest
 from app.engine.sanitize import one_line
-from app.tui.formatting import format_since
+from app.tui.formatting import format_since, questions_waiting
 from app.tui.plain import toast
 from widgets.input_modal import INPUTS_CSS, request_message
 
@@ -120,7 +120,7 @@ class InputInbox(ModalScreen[None]):
             table.move_cursor(row=keys.index(selected))
         count = len(entries)
         self.query_one("#inbox-count", Static).update(
-            Text(f"{count} waiting, oldest first" if count else "", style="dim")
+            Text(f"{questions_waiting(count)}, oldest first" if count else "", style="dim")
         )
         table.display = count > 0
         self.query_one("#inbox-empty", Static).display = count == 0

@@ -137,6 +137,9 @@ class TaskscopeApp(App[int]):
         self.remember_tasks = remember_tasks
         self.roots = tuple(roots)
         self.tick_interval = tick_interval
+        self.close_on_unmount = True
+        """Close the source as the App unmounts; `run_then_close` turns it off to close after
+        the terminal is given back, so quitting never waits on a slow server."""
         self.tasks = TasksState(timeline_cap=self.config.timeline)
         """Every watched task; the App is its only writer."""
         self.info: SourceInfo | None = None
@@ -238,8 +241,19 @@ class TaskscopeApp(App[int]):
         return self.info is not None and self.info.readonly
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Read-only: the mutating bindings are hidden from the footer and do nothing."""
-        return not (self.readonly and action in MUTATING_ACTIONS)
+        """Read-only: the mutating bindings are hidden from the footer and do nothing; an
+        action the server cannot serve is greyed out (see `disabled_reason`)."""
+        if self.readonly and action in MUTATING_ACTIONS:
+            return False
+        return None if self.disabled_reason(action) else True
+
+    def disabled_reason(self, action: str) -> str | None:
+        """Why `action` cannot run against this server, or None when it can; the footer shows
+        it as the greyed key's tooltip and pressing the key says it."""
+        capabilities = self.info.capabilities if self.info is not None else None
+        if action == "cancel_tasks" and capabilities is not None and not capabilities.cancel:
+            return "This server declared no tasks/cancel: its tasks cannot be cancelled."
+        return None
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
@@ -869,14 +883,34 @@ class TaskscopeApp(App[int]):
         self._update_header()
 
     def action_poll_now(self) -> None:
-        targets = [watched.task_id for watched in self._targets() if not watched.settled]
+        """Poll the chosen tasks now and say how many went out and why the others did not."""
+        from app.tui.formatting import STATUS_WORDS
+        from app.tui.poll_feedback import poll_feedback
+
+        if self.readonly:
+            toast(self, "Read-only: a recording is not polled.", severity="warning")
+            return
+        chosen = self._targets()
+        synchronous = [w for w in chosen if w.task_id in self._synthetic]
+        finished = [w for w in chosen if w.settled and w.task_id not in self._synthetic]
+        open_ids = [w.task_id for w in chosen if not w.settled and w.task_id not in self._synthetic]
         try:
-            sent = sum(self.source.poll_now(task_id) for task_id in targets)
+            polled = sum(self.source.poll_now(task_id) for task_id in open_ids)
         except Exception as exc:
             toast(self, describe(exc), severity="error")
             return
-        if targets:
-            toast(self, f"Polling {sent} of {len(targets)} now", timeout=2)
+        feedback = poll_feedback(
+            polled,
+            [STATUS_WORDS.get(w.status, w.status) for w in finished],
+            len(open_ids) - polled,
+            len(synchronous),
+        )
+        toast(
+            self,
+            feedback.message,
+            severity="warning" if feedback.warning else "information",
+            timeout=4 if feedback.warning else 2,
+        )
 
     # ------------------------------------------------------------------ input
 
@@ -1004,7 +1038,15 @@ class TaskscopeApp(App[int]):
             self.action_hide_help_panel()
 
     def on_key(self, event: events.Key) -> None:
-        """Escape in the filter bar clears the filter; elsewhere it clears the marks."""
+        """A greyed-out key says why; escape in the filter bar clears the filter, elsewhere it
+        clears the marks."""
+        active = self.screen.active_bindings.get(event.key)
+        if active is not None and not active.enabled:
+            reason = self.disabled_reason(active.binding.action.removeprefix("app."))
+            if reason is not None:
+                event.stop()
+                toast(self, reason, severity="warning")
+                return
         if event.key != "escape":
             return
         bar = self._filter_bar()
@@ -1020,7 +1062,8 @@ class TaskscopeApp(App[int]):
     # ------------------------------------------------------------------ shutdown
 
     async def action_quit(self) -> None:
-        await self.close_source()
+        """Leave at once; the connection is closed on unmount, or after the App's terminal is
+        restored when `close_on_unmount` is off (the command line's case)."""
         self.exit(0)
 
     async def close_source(self) -> None:
@@ -1033,4 +1076,5 @@ class TaskscopeApp(App[int]):
         await self.source.close()
 
     async def on_unmount(self) -> None:
-        await self.close_source()
+        if self.close_on_unmount:
+            await self.close_source()

@@ -210,3 +210,8 @@ SEVERITY_COLOURS: dict[str, str] = {
     "muted": "",
 }
 """Which theme variable colours each badge severity; empty means dim."""
+
+
+def questions_waiting(count: int) -> str:
+    """The one unit the header and the inbox count pending input in: questions, not tasks."""
+    return f"{count} question{'s' if count != 1 else ''} waiting"

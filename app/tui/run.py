@@ -8,6 +8,8 @@ the App's first frame (`LiveLoader`), so the UI is on screen at once.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
@@ -19,7 +21,12 @@ if TYPE_CHECKING:
     from app.engine.recorder import Recorder
     from app.engine.replay import Recording
     from app.engine.targets import Target
+    from app.tui.app import TaskscopeApp
     from app.tui.loading import LoadedSource
+
+TEARDOWN_BOUND_SECONDS = 6.0
+"""The longest quitting waits for the connection to close after the terminal is given back: a
+stdio server gets its grace periods (stdin close, SIGTERM, SIGKILL), never more."""
 
 
 @dataclass(frozen=True)
@@ -85,7 +92,7 @@ def run_tui(options: TuiOptions) -> int:
     loader = LiveLoader(options)
     app = TaskscopeApp(DeferredSource(loader.load), config=load_config(), roots=options.roots)
     try:
-        code = app.run()
+        code = asyncio.run(run_then_close(app))
     finally:
         loader.close()
     return code if isinstance(code, int) else 0
@@ -104,5 +111,18 @@ def run_replay(path: str, recording: Recording, *, speed: float | None) -> int:
         remember_tasks=False,
         history=lambda: recording.entries,
     )
-    code = app.run()
+    code = asyncio.run(run_then_close(app))
     return code if isinstance(code, int) else 0
+
+
+async def run_then_close(
+    app: TaskscopeApp, bound: float = TEARDOWN_BOUND_SECONDS, *, headless: bool = False
+) -> int | None:
+    """Run `app` until it exits, then close its source within `bound` seconds: the screen is
+    gone the moment the user quits, and a server slow to stop only delays the prompt."""
+    app.close_on_unmount = False
+    try:
+        return await app.run_async(headless=headless)
+    finally:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(app.close_source(), bound)

@@ -43,6 +43,7 @@ class TasksSummary:
     total: int
     by_status: Mapping[str, int]
     input_waiting: int
+    """Questions waiting for an answer (a task may ask several), as the inbox counts them."""
     erroring: int
     violations: int
     latest_error: str | None
@@ -204,7 +205,7 @@ class _Totals:
 
     def _count(self, watched: WatchedTask, sign: int) -> None:
         self.by_status[watched.status] = self.by_status.get(watched.status, 0) + sign
-        self.waiting += sign * watched.input_waiting
+        self.waiting += sign * len(watched.pending_inputs)
         self.erroring += sign * watched.erroring
         self.violations += sign * (watched.violation is not None)
 
