@@ -273,23 +273,48 @@ async def test_later_closes_without_sending() -> None:
     assert app.results == [None]
 
 
-async def test_escape_with_nothing_typed_cancels_at_once() -> None:
-    submit = FakeSubmit()
-    app = form_app(submit)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.pause()
-        await pilot.press("escape")
-        await pilot.pause()
-    assert submit.sent == [{"action": "cancel"}]
-
-
-async def test_escape_after_typing_asks_first() -> None:
+async def test_escape_puts_the_question_off_without_sending_and_keeps_the_typing() -> None:
+    """Escape is Later: nothing reaches the server and what was typed comes back as a draft."""
     submit = FakeSubmit()
     app = form_app(submit)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
         await fill_required(pilot)
+        screen = app.screen
+        assert isinstance(screen, InputForm)
         await pilot.press("escape")
+        await pilot.pause()
+    assert submit.sent == []
+    assert app.results == [None]
+    assert screen.kept_draft is not None
+    assert screen.kept_draft["content"]["admin_email"] == "ops@example.com"
+    again = form_app(FakeSubmit(), draft=screen.kept_draft["content"])
+    async with again.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        field = again.screen.query_one(FIELD["admin_email"], Input)
+        assert field.value == "ops@example.com"
+
+
+async def test_escape_with_nothing_typed_keeps_no_draft() -> None:
+    submit = FakeSubmit()
+    app = form_app(submit)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, InputForm)
+        await pilot.press("escape")
+        await pilot.pause()
+    assert submit.sent == [] and app.results == [None]
+    assert screen.kept_draft is None
+
+
+async def test_cancel_after_typing_asks_first() -> None:
+    submit = FakeSubmit()
+    app = form_app(submit)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        await fill_required(pilot)
+        await pilot.click("#input-cancel")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmDiscard)
         await pilot.press("n")
@@ -297,7 +322,7 @@ async def test_escape_after_typing_asks_first() -> None:
         assert isinstance(app.screen, InputForm)
         assert app.screen.query_one(FIELD["admin_email"], Input).value == "ops@example.com"
         assert submit.sent == []
-        await pilot.press("escape")
+        await pilot.click("#input-cancel")
         await pilot.pause()
         await pilot.press("y")
         await pilot.pause()

@@ -95,13 +95,14 @@ async def test_a_schema_outside_the_subset_opens_the_json_editor_checked_against
     assert app.results == submit.sent
 
 
-async def test_json_editor_decline_and_escape_asks_after_typing() -> None:
+async def test_json_editor_decline_and_cancel_asks_after_typing() -> None:
     submit = FakeSubmit()
     request = form_request(NESTED_SCHEMA)
     app = InputHost(lambda: input_screen(request, submit))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        await pilot.press("x", "escape")
+        await pilot.press("x")
+        await pilot.click("#input-cancel")
         await pilot.pause()
         await pilot.press("n")
         await pilot.pause()
@@ -109,6 +110,21 @@ async def test_json_editor_decline_and_escape_asks_after_typing() -> None:
         await pilot.click("#input-decline")
         await pilot.pause()
     assert submit.sent == [{"action": "decline"}]
+
+
+async def test_json_editor_escape_keeps_a_parsed_object_as_the_draft() -> None:
+    submit = FakeSubmit()
+    request = form_request(NESTED_SCHEMA)
+    app = InputHost(lambda: input_screen(request, submit))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, InputJson)
+        screen.query_one("#json-editor", TextArea).text = '{"kept": true}'
+        await pilot.press("escape")
+        await pilot.pause()
+    assert submit.sent == [] and app.results == [None]
+    assert screen.kept_draft == {"action": "accept", "content": {"kept": True}}
 
 
 async def test_an_unknown_request_kind_gets_a_raw_response_editor() -> None:
@@ -163,7 +179,7 @@ async def test_o_opens_the_url_only_when_asked() -> None:
         assert isinstance(app.screen, InputUrl)
         await pilot.press("escape")
         await pilot.pause()
-    assert submit.sent == [{"action": "cancel"}]
+    assert submit.sent == [] and app.results == [None]  # escape is Later
 
 
 async def test_a_non_web_url_is_never_opened() -> None:

@@ -32,8 +32,10 @@ from widgets.input_form import (
     field_hint,
     field_widget,
     initial_raw,
+    recheck_edited,
 )
 from widgets.input_json import json_problems
+from widgets.toggles import MarkedCheckbox
 
 FORM_KEYS = "tab next field · enter or ctrl+s run · ctrl+j edit as JSON · esc close"
 JSON_KEYS = "ctrl+s run · ctrl+j back to the form · esc close"
@@ -147,10 +149,12 @@ class ArgumentsForm(ModalScreen[CreateRequest | None]):
             )
             return
         with Horizontal(id="arguments-task-row"):
-            yield Checkbox(
+            yield MarkedCheckbox(
                 "Run as task", value=self.as_task, disabled=not self.task_editable, id="as-task"
             )
             yield Static(Text(f"({self.task_reason})", style="dim"), id="as-task-reason")
+        if not (self.as_task or self.task_editable):
+            return  # a tool that never runs as a task has no TTL to ask for
         with Horizontal(id="arguments-ttl-row"):
             yield Static("TTL (ms)", id="ttl-label")
             yield Input(
@@ -178,6 +182,13 @@ class ArgumentsForm(ModalScreen[CreateRequest | None]):
             self.fields[0].widget.focus(scroll_visible=False)
         else:
             self.query_one("#arguments-run").focus()
+
+    @on(Input.Changed)
+    @on(Checkbox.Changed)
+    @on(Select.Changed)
+    @on(SelectionList.SelectedChanged)
+    def recheck_marked_field(self, event: Any) -> None:
+        recheck_edited(self.fields, event.control)
 
     @on(Checkbox.Changed, "#as-task")
     def follow_task_switch(self, event: Checkbox.Changed) -> None:
@@ -243,10 +254,9 @@ class ArgumentsForm(ModalScreen[CreateRequest | None]):
         return value
 
     def _ttl(self) -> tuple[bool, int | None]:
-        if not self.legacy:
-            return True, None
-        ttl = self.query_one("#ttl", Input)
-        if ttl.disabled or not ttl.value.strip():
+        found = self.query("#ttl").results(Input)
+        ttl = next(found, None)
+        if ttl is None or ttl.disabled or not ttl.value.strip():
             return True, None
         try:
             value = int(ttl.value)

@@ -26,6 +26,7 @@ from app.engine.form_model import FieldSpec, FormSpec
 from app.engine.models import InputRequest
 from app.engine.sanitize import clean_text, safe_text
 from widgets.input_modal import AnswerModal, Submit
+from widgets.toggles import MarkedCheckbox, MarkedSelectionList
 
 RawValue = str | list[str] | bool | None
 """What a field widget holds: text, picked option values, a checkbox state, or nothing picked."""
@@ -49,7 +50,7 @@ FORMAT_HINTS: dict[str, str] = {
     "date": "a date, YYYY-MM-DD",
     "datetime": "a date and time, YYYY-MM-DDTHH:MM:SS with Z or +HH:MM",
 }
-FORM_KEYS = "tab next · enter/ctrl+s accept · space picks · esc cancel"
+FORM_KEYS = "tab next · enter/ctrl+s accept · space picks · esc later"
 
 
 def field_hint(field: FieldSpec) -> str:
@@ -143,6 +144,13 @@ class FormField:
             row.set_class(reason is not None, "-invalid")
 
 
+def recheck_edited(fields: Iterable[FormField], control: object) -> None:
+    """A field showing an error is re-checked as it is edited, so the mark clears once fixed."""
+    for field in fields:
+        if field.widget is control and field.error.display:
+            field.check()
+
+
 def checked_content(fields: Iterable[FormField]) -> dict[str, Any] | None:
     """Every field's checked value by name (empty ones left out), or None when a field is
     invalid: each shows its reason and the first one gets the focus."""
@@ -163,7 +171,7 @@ def checked_content(fields: Iterable[FormField]) -> dict[str, Any] | None:
 def field_widget(field: FieldSpec, start: RawValue, widget_id: str) -> Widget:
     """The widget for one field kind, holding `start` (a default or a kept answer)."""
     if field.kind == "boolean":
-        return Checkbox(safe_text(field.title), value=start is True, id=widget_id)
+        return MarkedCheckbox(safe_text(field.title), value=start is True, id=widget_id)
     if field.kind == "choice":
         options = [(safe_text(choice.title), choice.value) for choice in field.choices]
         picked = start if isinstance(start, str) else Select.NULL
@@ -176,7 +184,7 @@ def field_widget(field: FieldSpec, start: RawValue, widget_id: str) -> Widget:
         )
     if field.kind == "multi":
         chosen = set(start) if isinstance(start, list) else set()
-        return SelectionList[str](
+        return MarkedSelectionList(
             *[
                 (safe_text(choice.title), choice.value, choice.value in chosen)
                 for choice in field.choices
@@ -260,6 +268,11 @@ class InputForm(AnswerModal):
     def is_dirty(self) -> bool:
         return any(field.raw() != self._start[field.spec.name] for field in self.fields)
 
+    def draft_response(self) -> dict[str, Any] | None:
+        if not self.is_dirty():
+            return None
+        return {"action": "accept", "content": {f.spec.name: f.raw() for f in self.fields}}
+
     @on(Input.Submitted)
     def submit_on_enter(self, event: Input.Submitted) -> None:
         event.stop()
@@ -270,7 +283,4 @@ class InputForm(AnswerModal):
     @on(Select.Changed)
     @on(SelectionList.SelectedChanged)
     def recheck_marked_field(self, event: Any) -> None:
-        """A field showing an error is re-checked as it is edited, so the mark clears once fixed."""
-        for field in self.fields:
-            if field.widget is event.control and field.error.display:
-                field.check()
+        recheck_edited(self.fields, event.control)

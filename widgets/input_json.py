@@ -21,7 +21,7 @@ from app.engine.sanitize import clean_text, safe_text
 from widgets.input_modal import AnswerModal, Submit
 
 SCHEMA_MAX_CHARS = 4000
-JSON_KEYS = "tab next · ctrl+s accept · esc cancel"
+JSON_KEYS = "tab next · ctrl+s accept · esc later"
 
 CONTENT_BUTTONS = [
     ("Accept", "input-accept", "primary"),
@@ -115,8 +115,17 @@ class InputJson(AnswerModal):
     def is_dirty(self) -> bool:
         return self.text != self.initial_text
 
-    def cancel_response(self) -> dict[str, Any] | None:
-        return None if self.raw_response else super().cancel_response()
+    def draft_response(self) -> dict[str, Any] | None:
+        """The typed JSON as a response when it parses to an object (a draft fills objects)."""
+        if not self.is_dirty():
+            return None
+        try:
+            value = json.loads(self.text)
+        except ValueError:
+            return None
+        if not isinstance(value, dict):
+            return None
+        return value if self.raw_response else {"action": "accept", "content": value}
 
 
 def unsupported_reason(problem: str) -> str:

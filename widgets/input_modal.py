@@ -58,7 +58,7 @@ def request_message(request: InputRequest) -> str:
 
 
 class ConfirmDiscard(ModalScreen[bool]):
-    """Asks before escape throws away typed answers; True means discard and cancel the request."""
+    """Asks before Cancel throws away typed answers; True means discard and cancel the request."""
 
     CSS_PATH = INPUTS_CSS
 
@@ -92,13 +92,14 @@ class AnswerModal(ModalScreen[dict[str, Any] | None]):
 
     Subclasses compose their body between `compose_header()` and `compose_footer()`, implement
     `accept_response()` (None when the answer is not valid yet; they show why), and may override
-    `is_dirty()` and `cancel_response()` (None: escape closes without sending anything).
+    `is_dirty()` and `draft_response()` (what escape keeps for the next time it is opened).
+    Escape is "later": the question stays pending; cancelling is the explicit Cancel button.
     """
 
     CSS_PATH = INPUTS_CSS
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel_request", "Cancel", id="input-cancel"),
+        Binding("escape", "later", "Later", id="input-later"),
         Binding("ctrl+s", "accept", "Accept", id="input-accept", priority=True),
     ]
 
@@ -108,6 +109,8 @@ class AnswerModal(ModalScreen[dict[str, Any] | None]):
         self.server = server
         self._submit = submit
         self.sending = False
+        self.kept_draft: dict[str, Any] | None = None
+        """What was typed when the modal was put off with Later or escape, to fill in again."""
 
     # -- composition helpers --------------------------------------------------------------------
 
@@ -135,12 +138,12 @@ class AnswerModal(ModalScreen[dict[str, Any] | None]):
         raise NotImplementedError
 
     def is_dirty(self) -> bool:
-        """Whether the user typed or changed anything (escape then asks before cancelling)."""
+        """Whether the user typed or changed anything (Cancel then asks before discarding it)."""
         return False
 
-    def cancel_response(self) -> dict[str, Any] | None:
-        """What escape sends; None makes escape close the modal without answering."""
-        return dict(CANCEL)
+    def draft_response(self) -> dict[str, Any] | None:
+        """What was typed so far as a response to fill in again, unchecked; None when nothing."""
+        return None
 
     # -- actions --------------------------------------------------------------------------------
 
@@ -158,33 +161,25 @@ class AnswerModal(ModalScreen[dict[str, Any] | None]):
 
     @on(Button.Pressed, "#input-cancel")
     def action_send_cancel(self) -> None:
-        self.send(CANCEL)
-
-    @on(Button.Pressed, "#input-later")
-    def action_later(self) -> None:
-        """Close without answering; the request stays pending (the inbox still lists it)."""
-        if not self.sending:
-            self.dismiss(None)
-
-    def action_cancel_request(self) -> None:
-        """Escape: cancel the request, asking first when something was typed."""
+        """Cancel the request on the server, asking first when something was typed."""
         if self.sending:
             return
         if self.is_dirty():
             self.app.push_screen(ConfirmDiscard(), self._after_confirm)
         else:
-            self._escape_now()
+            self.send(dict(CANCEL))
 
     def _after_confirm(self, discard: bool | None) -> None:
         if discard:
-            self._escape_now()
+            self.send(dict(CANCEL))
 
-    def _escape_now(self) -> None:
-        response = self.cancel_response()
-        if response is None:
+    @on(Button.Pressed, "#input-later")
+    def action_later(self) -> None:
+        """Close without answering; the request stays pending (the inbox still lists it) and
+        what was typed is kept in `kept_draft`."""
+        if not self.sending:
+            self.kept_draft = self.draft_response()
             self.dismiss(None)
-        else:
-            self.send(response)
 
     # -- sending --------------------------------------------------------------------------------
 

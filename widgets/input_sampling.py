@@ -138,9 +138,6 @@ class InputSampling(AnswerModal):
     def is_dirty(self) -> bool:
         return bool(self.query_one("#sampling-reply", TextArea).text.strip())
 
-    def cancel_response(self) -> dict[str, Any] | None:
-        return None
-
     @on(Button.Pressed, "#input-reject")
     def action_reject(self) -> None:
         """Decline: a JSON-RPC error where the wire allows it, else say it stays pending."""

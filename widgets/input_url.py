@@ -37,7 +37,7 @@ URL_BUTTONS = [
     ("Cancel", "input-cancel", "default"),
     ("Later", "input-later", "default"),
 ]
-URL_KEYS = "o open · ctrl+s accept (consent) · esc cancel"
+URL_KEYS = "o open · ctrl+s accept (consent) · esc later"
 
 
 def url_scheme(url: str) -> str:

@@ -86,6 +86,9 @@ TASKSCOPE_THEME = Theme(
 
 Clock = Callable[[], float]
 
+MAX_KEPT_DRAFTS = 256
+"""Typed answers kept for questions put off with Later; the oldest goes first beyond this."""
+
 MUTATING_ACTIONS = frozenset({"new_task", "cancel_tasks", "answer_input"})
 """Actions hidden and disabled when the source is read-only (`--readonly`, or a replay)."""
 
@@ -158,6 +161,8 @@ class TaskscopeApp(App[int]):
         self._known_tools: dict[str, str] = {}
         self._requests: dict[tuple[str, str], InputRequest] = {}
         self._received_at: dict[tuple[str, str], float] = {}
+        self._drafts: dict[tuple[str, str], dict[str, Any]] = {}
+        """What was typed into a question put off with Later or escape, by (task, request key)."""
         self._announced: set[tuple[str, str]] = set()
         self._sync_count = 0
         self._source_closed = False
@@ -951,14 +956,21 @@ class TaskscopeApp(App[int]):
         async def reject() -> bool:
             return await self.source.reject(request)
 
+        def keep_draft(draft: dict[str, Any]) -> None:
+            if len(self._drafts) >= MAX_KEPT_DRAFTS:
+                self._drafts.pop(next(iter(self._drafts)))
+            self._drafts[draft_key] = draft
+
+        draft_key = (request.task_id or "", request.key)
         return await open_input(
             self,
             request,
             submit=submit,
             server=self.info.server_name if self.info else "",
-            draft=self.source.staged_answer(request),
+            draft=self._drafts.pop(draft_key, None) or self.source.staged_answer(request),
             roots=self.roots,
             reject=reject,
+            keep_draft=keep_draft,
         )
 
     def inbox_entries(self) -> list[InboxEntry]:

@@ -9,7 +9,7 @@ sampling request declined through `reject`). `roots/list` needs no modal: it is 
 from __future__ import annotations
 
 import webbrowser
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from textual.app import App
@@ -96,6 +96,7 @@ async def open_input(
     roots: Sequence[str] = (),
     opener: Opener = webbrowser.open,
     reject: Reject | None = None,
+    keep_draft: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any] | None:
     """Answer one input request: show its modal and return the acknowledged response, or None.
 
@@ -103,10 +104,14 @@ async def open_input(
     response)`) and raises on failure; the modal keeps what was typed and lets the user retry.
     `reject()` declines a sampling request with a JSON-RPC error (False where the wire cannot).
     A `roots/list` request is answered from `roots` without a modal (submit errors propagate).
+    When the modal is put off (Later, escape), what was typed goes to `keep_draft`.
     """
     if request.kind is InputKind.ROOTS:
         response = roots_response(roots)
         await submit(response)
         return response
     screen = input_screen(request, submit, server=server, draft=draft, opener=opener, reject=reject)
-    return await app.push_screen(screen, wait_for_dismiss=True)
+    answered = await app.push_screen(screen, wait_for_dismiss=True)
+    if answered is None and screen.kept_draft is not None and keep_draft is not None:
+        keep_draft(screen.kept_draft)
+    return answered
