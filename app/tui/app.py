@@ -421,6 +421,10 @@ class TaskscopeApp(App[int]):
         if ident in self._announced or self.readonly:
             return
         self._announced.add(ident)
+        if len(self.screen_stack) > 1:
+            if self.config.bell:  # a modal is open: no toast over its buttons; the header counts it
+                self.bell()
+            return
         question = one_line(request.message or request.method, 80)
         self._announce(
             f"{one_line(task_id, 24)} needs input: {question}  (enter on its row; i: inbox)",
@@ -949,6 +953,7 @@ class TaskscopeApp(App[int]):
         if self.readonly:
             toast(self, "Read-only: answers are not sent.", severity="warning")
             return None
+        self.clear_notifications()  # the toasts would cover the modal's buttons
 
         async def submit(response: dict[str, Any]) -> None:
             await self.source.answer(request, response)
