@@ -22,8 +22,10 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TASKSCOPE_CONFIG", str(tmp_path / "no-config.json"))
 
 
-async def test_a_question_put_off_keeps_its_typing_and_no_toast_covers_it() -> None:
-    app = live_app(stdio_target("legacy"), remember_tasks=False)
+@pytest.mark.parametrize("wire", ["legacy", "extension"])
+async def test_a_question_put_off_keeps_its_typing_and_no_toast_covers_it(wire: str) -> None:
+    """Also: both wires ask deploy_release's questions in the server's order."""
+    app = live_app(stdio_target(wire), remember_tasks=False)
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot)
         await app.create_task(CreateRequest("deploy_release", {}, None, True))
@@ -39,6 +41,7 @@ async def test_a_question_put_off_keeps_its_typing_and_no_toast_covers_it() -> N
         assert len(app._notifications) == 0
         form = app.screen
         assert isinstance(form, InputForm)
+        assert form.request.message == "Approve the rollout of 2.4.0?"
         reason = form.query(Input).first()
         reason.focus()
         await pilot.press(*"after lunch")

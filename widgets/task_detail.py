@@ -33,6 +33,7 @@ from app.engine.rpc_types import Frame
 from app.engine.sanitize import clean_text, one_line, safe_text
 from app.tui.formatting import (
     PACING_WORDS,
+    RESULT_SOURCE_WORDS,
     format_clock,
     format_duration,
     format_progress,
@@ -157,11 +158,12 @@ def result_text(task: Task | None) -> Text:
             note = "The task has not finished." if not task.is_terminal else "No result."
             parts.append(Text(note, style=_MUTED))
         return Text("\n\n").join(parts)
-    source = f" ({task.result_source})" if task.result_source else ""
+    how = RESULT_SOURCE_WORDS.get(task.result_source or "")
+    source = f" · {how}" if how else ""
     if result.get("isError") is True:
-        parts.append(Text(f"tool reported an error (isError){source}", style=_ERROR))
+        parts.append(Text(f"The tool reported an error (isError: true){source}", style=_ERROR))
     else:
-        parts.append(Text(f"result{source}", style=_MUTED))
+        parts.append(Text(f"Result{source}", style=_MUTED))
     content = result.get("content")
     if isinstance(content, list):
         parts.extend(_block_text(block) for block in content)
@@ -209,7 +211,7 @@ def overview_table(watched: WatchedTask) -> Table:
             note = task.progress.message
             row("progress", safe_text(f"{progress} {note}" if note else progress))
         if task.result_source:
-            row("result", task.result_source)
+            row("result", RESULT_SOURCE_WORDS.get(task.result_source, task.result_source))
         if task.error is not None:
             row("error", safe_text(f"{task.error.code}: {task.error.message}"))
     if watched.synchronous:

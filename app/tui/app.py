@@ -161,6 +161,8 @@ class TaskscopeApp(App[int]):
         self._known_tools: dict[str, str] = {}
         self._requests: dict[tuple[str, str], InputRequest] = {}
         self._received_at: dict[tuple[str, str], float] = {}
+        self._asked_order: dict[tuple[str, str], int] = {}
+        """The order the server asked its questions in, so they are answered in that order."""
         self._drafts: dict[tuple[str, str], dict[str, Any]] = {}
         """What was typed into a question put off with Later or escape, by (task, request key)."""
         self._announced: set[tuple[str, str]] = set()
@@ -418,6 +420,7 @@ class TaskscopeApp(App[int]):
         ident = (task_id, request.key)
         self._requests[ident] = request
         self._received_at.setdefault(ident, self.clock())
+        self._asked_order.setdefault(ident, len(self._asked_order))
         if ident in self._announced or self.readonly:
             return
         self._announced.add(ident)
@@ -935,7 +938,7 @@ class TaskscopeApp(App[int]):
         self._answer(request)
 
     def _pending_request(self, watched: WatchedTask) -> InputRequest | None:
-        for key in sorted(watched.pending_inputs):
+        for key in self._in_asking_order(watched):
             found = self._request_for(watched, key)
             if found is not None:
                 return found
@@ -985,12 +988,20 @@ class TaskscopeApp(App[int]):
         server = self.info.server_name if self.info else ""
         entries: list[InboxEntry] = []
         for watched in self.tasks.tasks.values():
-            for key in sorted(watched.pending_inputs):
+            for key in self._in_asking_order(watched):
                 request = self._request_for(watched, key)
                 if request is not None:
                     arrived = self._received_at.get((watched.task_id, key), watched.last_change)
                     entries.append(InboxEntry(request, server, arrived))
         return entries
+
+    def _in_asking_order(self, watched: WatchedTask) -> list[str]:
+        """The task's pending request keys in the order the server asked them."""
+        last = len(self._asked_order)
+        return sorted(
+            watched.pending_inputs,
+            key=lambda key: (self._asked_order.get((watched.task_id, key), last), key),
+        )
 
     def _request_for(self, watched: WatchedTask, key: str) -> InputRequest | None:
         inline = watched.task.input_requests if watched.task is not None else ()

@@ -215,3 +215,11 @@ SEVERITY_COLOURS: dict[str, str] = {
 def questions_waiting(count: int) -> str:
     """The one unit the header and the inbox count pending input in: questions, not tasks."""
     return f"{count} question{'s' if count != 1 else ''} waiting"
+
+
+RESULT_SOURCE_WORDS: dict[str, str] = {
+    "inline": "carried inline on tasks/get",
+    "fetched": "fetched with tasks/result",
+    "synchronous": "answered synchronously, with no task",
+}
+"""How a task's result reached us, in words (the model's `result_source`)."""
