@@ -55,6 +55,7 @@ LEGEND: tuple[tuple[str, str, str], ...] = (
     (STATUS_BAR_GLYPHS["failed"], "failed", "failed"),
     (STATUS_BAR_GLYPHS["cancelled"], "cancelled", "cancelled"),
     (STATUS_BAR_GLYPHS["expired"], "expired", "expired"),
+    (STATUS_BAR_GLYPHS["forgotten"], "forgotten", "forgotten"),
     (STATUS_BAR_GLYPHS["unknown"], "unknown", "unknown"),
     (MARK_GLYPHS["asked"], "asked", "asked"),
     (MARK_GLYPHS["answered"], "answered", "answered"),

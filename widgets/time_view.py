@@ -303,13 +303,14 @@ class TimeView(ScrollView, can_focus=True):
             self.refresh_line(self.cursor_row + AXIS_HEIGHT)
             self.cursor_row = row
             self.refresh_line(row + AXIS_HEIGHT)
-        self.scroll_to_region(
-            Region(0, row + AXIS_HEIGHT, 1, 1),
-            spacing=Spacing(AXIS_HEIGHT, 0, len(self._legend), 0),
-            animate=False,
-            force=True,
-            immediate=True,
-        )
+        if self.scrollable_content_region.height:  # not laid out yet: the App scrolls later
+            self.scroll_to_region(
+                Region(0, row + AXIS_HEIGHT, 1, 1),
+                spacing=Spacing(AXIS_HEIGHT, 0, len(self._legend), 0),
+                animate=False,
+                force=True,
+                immediate=True,
+            )
         self._announce()
 
     def _page(self) -> int:

@@ -1043,6 +1043,7 @@ class TaskscopeApp(App[int]):
         self.screen_stack[0].set_class(self._time_view_shown, "-time-view")
         if self._time_view_shown:
             self._sync_time_view()
+            self.call_after_refresh(view.move_cursor, view.cursor_row)  # scroll once laid out
             view.focus()
         else:
             self.table.move_cursor(self.table.cursor_row)
