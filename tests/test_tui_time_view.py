@@ -11,7 +11,9 @@ import pytest
 from textual.pilot import Pilot
 
 from app.tui.app import TaskscopeApp
+from app.tui.config import TuiConfig
 from tests.tui_helpers import SIZE, by_tool, connected, live_app, stdio_target, wait_for
+from tests.tui_recording import HISTORY_TASKS, history_app
 from widgets.arguments_form import ArgumentsForm
 from widgets.time_bars import MARK_GLYPHS, STATUS_BAR_GLYPHS
 from widgets.time_view import TimeView
@@ -107,3 +109,15 @@ async def test_the_palette_opens_the_time_view_and_bars_grow_with_the_clock() ->
         await wait_for(pilot, lambda: view.scale is not None and view.scale.grid != first_grid)
         assert view.scale is not None and view.scale.start > first_grid[0]  # the edge moved on
         assert view.bar_text(by_tool(app, "deploy_release").task_id)[-1] == "▒"
+
+
+async def test_the_time_view_key_is_remapped_by_its_binding_id() -> None:
+    app = history_app(config=TuiConfig(keymap={"time-view": "f6"}, toasts=False, bell=False))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.table.row_count == HISTORY_TASKS)
+        await pilot.press("t")
+        await pilot.pause()
+        assert app.shown_list is app.table
+        await pilot.press("f6")
+        await wait_for(pilot, lambda: isinstance(app.shown_list, TimeView))
+        assert time_view(app).order == app.table.order
