@@ -1,8 +1,8 @@
 """Watches a running `TaskscopeApp` from inside its process: which screen frames repainted the task
-table, and how long a key press takes to reach the screen.
+table (or the time view), and how long a key press takes to reach the screen.
 
-It wraps two methods on the live instances (the screen's compositor refresh and the table's
-`render_lines`), so every figure comes from frames Textual really composed.
+It wraps two methods on the live instances (the screen's compositor refresh and the watched
+widget's `render_lines`), so every figure comes from frames Textual really composed.
 """
 
 from __future__ import annotations
@@ -15,17 +15,24 @@ from typing import Any
 from textual.pilot import Pilot
 
 from app.tui.app import TaskscopeApp
+from widgets.task_table import TaskTable
+from widgets.time_view import TimeView
+
+TaskListWidget = TaskTable | TimeView
+"""A widget that shows the task list: the table, or the time view."""
 
 
 class FrameMeter:
-    """Counts frames that repainted the task table and resolves waiters on the next such frame."""
+    """Counts frames that repainted `widget` (the task table by default) and resolves waiters on
+    the next such frame."""
 
-    def __init__(self, app: TaskscopeApp) -> None:
+    def __init__(self, app: TaskscopeApp, widget: TaskListWidget | None = None) -> None:
         self.app = app
+        self.widget: TaskListWidget = app.table if widget is None else widget
         self.repaints: list[float] = []
         self._table_rendered = False
         self._waiters: list[tuple[Callable[[], bool], asyncio.Future[float]]] = []
-        table = app.table
+        table = self.widget
         render_lines = table.render_lines
         screen = app.screen
         compositor_refresh = screen._compositor_refresh
@@ -62,8 +69,9 @@ class FrameMeter:
 
 
 async def key_latency(pilot: Pilot[Any], meter: FrameMeter, timeout: float = 10.0) -> float:
-    """Press down (or up near the end) on the task table; seconds until that frame was shown."""
-    table = meter.app.table
+    """Press down (or up near the end) on the meter's widget; seconds until that frame was
+    shown."""
+    table = meter.widget
     before = table.cursor_row
     key, expected = ("down", before + 1) if before + 1 < table.row_count else ("up", before - 1)
     if before >= 10:

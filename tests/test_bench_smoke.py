@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench import memory, overhead, pacing, scale, startup
+from bench import memory, overhead, pacing, scale, startup, time_view
 from bench.common import Report
 
 pytestmark = pytest.mark.slow
@@ -22,6 +22,7 @@ def test_every_benchmark_runs_quick() -> None:
         pacing.run(quick=True),
         startup.run(quick=True),
         memory.run(quick=True),
+        time_view.run(quick=True),
     ]
     for report in reports:
         assert report.figures, f"{report.benchmark} produced no figures"

@@ -16,9 +16,10 @@ from tests.tui_recording import INFO, recorded_app, recorded_source
 from widgets.key_footer import KeyFooter
 
 MAIN_SCREEN_KEYS = (
-    "x Cancel space Mark n New / Filter f Faults p Pause i Inbox L RPC log ? Keys q Quit"
+    "x Cancel space Mark n New / Filter f Faults p Pause i Inbox L RPC log t Time ? Keys q Quit"
 )
-"""Textual's compact Footer showed exactly these, in this order, with the task list focused."""
+"""Textual's compact Footer showed exactly these, in this order, with the task list focused (and
+`t Time` since the time view came)."""
 
 
 def footer_line(app: App[Any]) -> str:

@@ -51,6 +51,7 @@ from widgets.input_url import InputUrl
 from widgets.rpc_log import RpcLog
 from widgets.task_detail import TextPager
 from widgets.task_table import TaskTable
+from widgets.time_view import TimeView
 from widgets.tool_picker import ToolPicker
 
 pytestmark = pytest.mark.timeout(60)
@@ -537,6 +538,7 @@ def test_binding_descriptions_and_tooltips_read_the_same_as_markup() -> None:
     bindings = [*ALL_BINDINGS]
     holders = (
         TaskTable,
+        TimeView,
         ToolPicker,
         ArgumentsForm,
         ConfirmModal,

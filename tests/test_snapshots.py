@@ -1,7 +1,8 @@
 """SVG snapshots of the App on a fixed recording (frozen clock, fixed ids, UTC, no cursor blink).
 
 Sizes 120x36 and 80x24: the list with every status, the detail pane, the create form and the RPC
-log. Update with `pytest tests/test_snapshots.py --snapshot-update` and look at every SVG.
+log; the time view at 80x24, 120x36 and 200x50 on a recording of task lives. Update with
+`pytest tests/test_snapshots.py --snapshot-update` and look at every SVG.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from textual.pilot import Pilot
 
 from app.tui.app import TaskscopeApp
 from tests.tui_helpers import wait_for
-from tests.tui_recording import RECORDED_TASKS, recorded_app
+from tests.tui_recording import HISTORY_TASKS, RECORDED_TASKS, history_app, recorded_app
 from widgets.arguments_form import ArgumentsForm
 
 SIZES = [(120, 36), (80, 24)]
@@ -82,3 +83,18 @@ SCENES: dict[str, Step] = {
 @pytest.mark.parametrize("scene", list(SCENES))
 def test_scene(snap_compare: Any, scene: str, size: tuple[int, int]) -> None:
     assert snap_compare(recorded_app(), terminal_size=size, run_before=SCENES[scene])
+
+
+async def show_time_view(pilot: Pilot[Any]) -> None:
+    app = pilot.app
+    assert isinstance(app, TaskscopeApp)
+    await wait_for(pilot, lambda: len(app.tasks) == HISTORY_TASKS and app.table.row_count)
+    app.go_to_task("tk-deploy-7f3a")
+    await pilot.press("t")
+    await wait_for(pilot, lambda: app.focused is app.shown_list is not app.table)
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36), (200, 50)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_time_view(snap_compare: Any, size: tuple[int, int]) -> None:
+    assert snap_compare(history_app(), terminal_size=size, run_before=show_time_view)

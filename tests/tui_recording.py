@@ -14,6 +14,7 @@ from app.engine.events import EventKind, NextPoll, Source, TaskEvent
 from app.engine.models import InputKind, InputRequest, Progress, Task, TaskError
 from app.engine.rpc_types import Frame
 from app.tui.app import TaskscopeApp
+from app.tui.config import TuiConfig
 from app.tui.recorded import RecordedSource
 from app.tui.source import SourceInfo, ToolInfo
 
@@ -258,3 +259,67 @@ def recorded_app(**kwargs: Any) -> TaskscopeApp:
 
 
 RECORDED_TASKS = 8
+
+
+def _moved(task: Task, status: Any, message: str) -> Task:
+    """The same task in a later state."""
+    return task.model_copy(update={"status": status, "status_message": message})
+
+
+def history_events() -> list[TaskEvent]:
+    """Eight tasks with lives spread over the last ten minutes, for the time view: finished,
+    asked and answered, cancelled, failed after failed polls, live with a failed poll, waiting
+    on a question, expired past its TTL, and adopted (unknown until its first answer)."""
+    report = _task("tk-report-01a9", "build_report", "working", "Collecting metrics", 540.0)
+    deploy = _task("tk-deploy-7f3a", "deploy_release", "working", "Preparing", 400.0)
+    migrate = _task("tk-migrate-5d21", "migrate_database", "working", "Table 1 of 60", 300.0)
+    inventory = _task("tk-sync-90be", "sync_inventory", "working", "Reading stock", 560.0)
+    index = _task("tk-index-c4e8", "index_workspace", "working", "Indexing 1,204 files", 200.0)
+    provision = _task("tk-prov-3b7e", "provision_server", "working", "Starting", 90.0)
+    backup = _task(
+        "tk-backup-e012", "nightly_backup", "working", "Snapshotting volumes", 590.0
+    ).model_copy(update={"ttl_ms": 300_000})
+    adopted = _task("tk-quote-a1f0", "fetch_quote", "working", "Fetching", 150.0)
+    return [
+        _event("created", inventory, 560.0, source="create"),
+        _event("error", inventory, 520.0, detail="TransportError: timeout after 30 s"),
+        _event("error", inventory, 500.0, detail="TransportError: timeout after 30 s"),
+        _event("transition", _moved(inventory, "failed", "Upstream down"), 470.0),
+        _event("stopped", _moved(inventory, "failed", "Upstream down"), 470.0, detail="failed"),
+        _event("created", report, 540.0, source="create"),
+        _event("transition", _moved(report, "completed", "Done"), 480.0),
+        _event("stopped", _moved(report, "completed", "Done"), 480.0, detail="completed"),
+        _event("created", backup, 590.0, source="create"),
+        _event("expired", backup, 280.0, detail="tasks/get: Task not found (-32602)"),
+        _event("stopped", backup, 280.0, detail="expired"),
+        _event("created", deploy, 400.0, source="create"),
+        _event("transition", _moved(deploy, "input_required", "Needs approval"), 380.0),
+        _event("input_needed", _moved(deploy, "input_required", "Needs approval"), 380.0),
+        _event("input_answered", _moved(deploy, "input_required", "Needs approval"), 250.0),
+        _event("transition", _moved(deploy, "working", "Rolling out"), 248.0),
+        _event("transition", _moved(deploy, "completed", "Rolled out"), 200.0),
+        _event("stopped", _moved(deploy, "completed", "Rolled out"), 200.0, detail="completed"),
+        _event("created", migrate, 300.0, source="create"),
+        _event("transition", _moved(migrate, "cancelled", "Cancelled by request."), 120.0),
+        _event("stopped", _moved(migrate, "cancelled", "Cancelled"), 120.0, detail="cancelled"),
+        _event("created", index, 200.0, source="create", delay=4.0),
+        _event("error", index, 30.0, detail="TransportError: timeout after 30 s", delay=4.0),
+        _event("polled", index, 1.0, delay=4.0),
+        _event("created", provision, 90.0, source="create", delay=2.0),
+        _event("transition", _moved(provision, "input_required", "Waiting for a spec"), 80.0),
+        _event("input_needed", _moved(provision, "input_required", "Waiting for a spec"), 80.0),
+        _event("created", None, 150.0, task_id="tk-quote-a1f0", source="user"),
+        _event("polled", adopted, 110.0, delay=2.0),
+    ]
+
+
+def history_app(**kwargs: Any) -> TaskscopeApp:
+    """The App on `history_events`, with the recording's frozen clock, no remembered tasks and
+    no toasts (its tasks finish as it plays)."""
+    kwargs.setdefault("remember_tasks", False)
+    kwargs.setdefault("config", TuiConfig(toasts=False, bell=False))
+    source = RecordedSource(INFO, history_events(), (), TOOLS)
+    return TaskscopeApp(source, clock=lambda: NOW, **kwargs)
+
+
+HISTORY_TASKS = 8

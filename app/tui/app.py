@@ -3,7 +3,8 @@
 The App owns all state (`TasksState`, marks, filter, sort). One long-lived exclusive worker runs
 the source (connection + poller) and only posts batched messages; short action workers run
 user verbs (create, cancel, list, answer). Widgets follow: the table is patched in place, the
-detail pane gets the selected `WatchedTask`, the header gets one `HeaderState`.
+detail pane gets the selected `WatchedTask`, the header gets one `HeaderState`. `t` swaps the table
+for the time view (the same tasks as bars on a time axis), which shares the table's selection.
 
 The first frame comes first: the engine (pydantic, connection, adapters) is imported after it is
 painted when the App is given a `DeferredSource`, the detail pane is built when a task is first
@@ -49,6 +50,7 @@ from app.tui.state import SortKey, TaskFilter, TasksState, WatchedTask, parse_fi
 from widgets.header_bar import HeaderBar, HeaderState, ListView
 from widgets.key_footer import KeyFooter
 from widgets.task_table import TaskTable
+from widgets.time_view import TimeView
 
 if TYPE_CHECKING:
     # The engine, the detail pane, the RPC log, the modals, the help panel (Textual's Markdown)
@@ -95,6 +97,13 @@ MUTATING_ACTIONS = frozenset({"new_task", "cancel_tasks", "answer_input"})
 
 class TaskList(TaskTable):
     """The task table with the bindings that act on marked (or selected) tasks."""
+
+    BINDINGS: ClassVar[list[BindingType]] = LIST_BINDINGS
+
+
+class TaskTimeline(TimeView):
+    """The time view with the same bulk-action bindings as the list (they act on its selection,
+    which is the list's)."""
 
     BINDINGS: ClassVar[list[BindingType]] = LIST_BINDINGS
 
@@ -177,6 +186,9 @@ class TaskscopeApp(App[int]):
         self._rpc_log_behind = False
         """Frames arrived while the RPC log was hidden; it catches up when shown."""
         self._detail: TaskDetail | None = None
+        self._time_view: TaskTimeline | None = None
+        """Built the first time `t` shows it."""
+        self._time_view_shown = False
         self._use_theme()
 
     def _use_theme(self) -> None:
@@ -273,6 +285,11 @@ class TaskscopeApp(App[int]):
             "Faults only", "Show only tasks needing care", self.action_toggle_faults
         )
         yield SystemCommand("RPC log", "Show or hide the frame log", self.action_toggle_log)
+        yield SystemCommand(
+            "Time view",
+            "Every task as a bar on a time axis, or back to the list",
+            self.action_toggle_time_view,
+        )
 
     # ------------------------------------------------------------------ the engine worker
 
@@ -466,8 +483,22 @@ class TaskscopeApp(App[int]):
         self.marked &= set(self.tasks.tasks)
         self.table.sync(self.tasks.tasks, order, self.clock(), self.marked)
         self._table_synced_at = time.monotonic()
+        self._sync_time_view(order)
         self._show_selected()
         self._update_header(len(order))
+
+    def _sync_time_view(self, order: Sequence[str] | None = None) -> None:
+        """Bring the time view up to date with the list (only while it is shown)."""
+        view = self._time_view
+        if view is None or not self._time_view_shown:
+            return
+        view.sync(
+            self.tasks.tasks,
+            self.shown_ids() if order is None else order,
+            self.clock(),
+            self.marked,
+            selected=self.table.selected_task_id,
+        )
 
     def _show_selected(self) -> None:
         selected = self.table.selected_task_id
@@ -504,8 +535,10 @@ class TaskscopeApp(App[int]):
         """
         recently = time.monotonic() - self._table_synced_at < self.tick_interval * 0.9
         if self.tasks.tasks and not recently:
-            self.table.sync(self.tasks.tasks, self.shown_ids(), self.clock(), self.marked)
+            order = self.shown_ids()
+            self.table.sync(self.tasks.tasks, order, self.clock(), self.marked)
             self._table_synced_at = time.monotonic()
+            self._sync_time_view(order)
         self._update_header()
 
     def _update_header(self, shown: int | None = None) -> None:
@@ -535,6 +568,14 @@ class TaskscopeApp(App[int]):
         if self._source_closed or not self.is_running:  # the screen is being torn down
             return
         self._show_in_detail(self.tasks.get(event.task_id) if event.task_id else None)
+        if self._time_view is not None and self._time_view_shown and event.task_id is not None:
+            self._time_view.select_task(event.task_id)
+
+    @on(TimeView.TaskSelected)
+    def _bar_selected(self, event: TimeView.TaskSelected) -> None:
+        """A bar was selected: select its task in the list, which the detail pane follows."""
+        if event.task_id is not None:
+            self.table.select_task(event.task_id)
 
     @on(TaskTable.TaskChosen, "#tasks")
     def _row_chosen(self, event: TaskTable.TaskChosen) -> None:
@@ -548,7 +589,14 @@ class TaskscopeApp(App[int]):
         if task_id not in self.shown_ids():
             self._set_filter("", faults_only=False)
         self.table.select_task(task_id)
-        self.table.focus()
+        self.shown_list.focus()
+
+    @property
+    def shown_list(self) -> TaskTable | TimeView:
+        """The widget the main list area shows: the task table, or the time view."""
+        if self._time_view is not None and self._time_view_shown:
+            return self._time_view
+        return self.table
 
     # ------------------------------------------------------------------ targets of list actions
 
@@ -866,7 +914,7 @@ class TaskscopeApp(App[int]):
         bar = self._filter_bar()
         if bar is not None:
             bar.display = False
-        self.table.focus()
+        self.shown_list.focus()
 
     def _set_filter(self, query: str, *, faults_only: bool) -> None:
         self.filter_query = query.strip()
@@ -1046,6 +1094,22 @@ class TaskscopeApp(App[int]):
         """Whether the RPC log has been built and its screen shows it."""
         log = self._rpc_log
         return log is not None and log.screen.has_class("-show-rpc")
+
+    async def action_toggle_time_view(self) -> None:
+        """Swap the list for the time view (built the first time) or back; the selection stays."""
+        view = self._time_view
+        if view is None:
+            view = self._time_view = TaskTimeline(id="time-view")
+            await self.query_one("#main", Container).mount(view, after=self.table)
+        self._time_view_shown = not self._time_view_shown
+        self.screen_stack[0].set_class(self._time_view_shown, "-time-view")
+        if self._time_view_shown:
+            self._sync_time_view()
+            self.call_after_refresh(view.move_cursor, view.cursor_row)  # scroll once laid out
+            view.focus()
+        else:
+            self.table.move_cursor(self.table.cursor_row)
+            self.table.focus()
 
     def action_toggle_zoom(self) -> None:
         self.screen.toggle_class("-zoom-detail")

@@ -53,6 +53,13 @@ APP_BINDINGS: list[BindingType] = [
         tooltip="Save the tasks' JSON to a file",
     ),
     Binding("L", "toggle_log", "RPC log", id="toggle-log", tooltip="Show or hide the RPC log"),
+    Binding(
+        "t",
+        "toggle_time_view",
+        "Time",
+        id="time-view",
+        tooltip="Every task as a bar on a time axis, or back to the list",
+    ),
     Binding("A", "sort('age')", "Sort age", id="sort-age", show=False),
     Binding("S", "sort('status')", "Sort status", id="sort-status", show=False),
     Binding("T", "sort('tool')", "Sort tool", id="sort-tool", show=False),

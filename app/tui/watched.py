@@ -1,7 +1,8 @@
 """The TUI's model of one watched task, and the reducer that folds a poller `TaskEvent` into it.
 
 `apply_event` replaces a frozen `WatchedTask` per event: display status, counters, the pending
-input keys and a bounded timeline with the JSON diff of each material change.
+input keys, a bounded timeline with the JSON diff of each material change, and the bounded status
+history the time view draws (`app.tui.status_history`).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from app.tui.json_diff import StateDiff, json_diff
+from app.tui.status_history import EMPTY_HISTORY, StatusHistory, next_history
 
 if TYPE_CHECKING:  # annotations only: the TUI's first frame does not load pydantic
     from app.engine.events import NextPoll, TaskEvent
@@ -84,6 +86,7 @@ class WatchedTask:
     errors: int = 0
     last_frame: object | None = None
     timeline: tuple[TimelineEntry, ...] = field(default=(), repr=False)
+    history: StatusHistory = field(default=EMPTY_HISTORY, repr=False)
 
     @property
     def status(self) -> DisplayStatus:
@@ -247,7 +250,22 @@ def apply_event(
     entry = _entry_for(watched, event, task, diff)
     if entry is not None:
         changes["timeline"] = bounded_timeline(watched.timeline, entry, timeline_cap)
-    return replace(watched, **changes)
+    after = replace(watched, **changes)
+    history = next_history(
+        watched.history, event.kind, _history_time(event), after.status, after.settled
+    )
+    return after if history is watched.history else replace(after, history=history)
+
+
+def _history_time(event: TaskEvent) -> float:
+    """When the event's status began: a task we created had its first status since the
+    server's `createdAt` (a moment before our clock saw the answer); else the event's time."""
+    task = event.task
+    if event.kind == "created" and event.source == "create" and task is not None:
+        created = task.created_at
+        if created is not None:
+            return min(event.at, created.timestamp())
+    return event.at
 
 
 def bounded_timeline(
