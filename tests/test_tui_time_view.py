@@ -15,6 +15,7 @@ from app.tui.config import TuiConfig
 from tests.tui_helpers import SIZE, by_tool, connected, live_app, stdio_target, wait_for
 from tests.tui_recording import HISTORY_TASKS, history_app
 from widgets.arguments_form import ArgumentsForm
+from widgets.input_form import InputForm
 from widgets.time_bars import MARK_GLYPHS, STATUS_BAR_GLYPHS
 from widgets.time_view import TimeView
 from widgets.tool_picker import ToolPicker
@@ -79,6 +80,10 @@ async def test_time_view_shows_a_bar_per_task_and_shares_the_selection() -> None
         await pilot.press("down")
         await wait_for(pilot, lambda: app.detail.watched and app.detail.watched.task_id == deploy)
         assert app.table.selected_task_id == deploy
+        await pilot.press("enter")  # a bar whose task waits: its question opens, as on a row
+        await wait_for(pilot, lambda: isinstance(app.screen, InputForm))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.focused is view)
 
         await pilot.click(view, offset=(2, 2))  # the first bar's row, under the two axis lines
         await wait_for(pilot, lambda: app.detail.watched and app.detail.watched.task_id == report)

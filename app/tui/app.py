@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from rich.text import Text
 from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.containers import Container
 from textual.css.query import NoMatches
 from textual.notifications import SeverityLevel
@@ -103,9 +103,12 @@ class TaskList(TaskTable):
 
 class TaskTimeline(TimeView):
     """The time view with the same bulk-action bindings as the list (they act on its selection,
-    which is the list's)."""
+    which is the list's); enter on a bar answers its task's question, as on a list row."""
 
-    BINDINGS: ClassVar[list[BindingType]] = LIST_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *LIST_BINDINGS,
+        Binding("enter", "app.choose_selected", "Answer", show=False),
+    ]
 
 
 def describe(exc: BaseException) -> str:
@@ -579,8 +582,12 @@ class TaskscopeApp(App[int]):
 
     @on(TaskTable.TaskChosen, "#tasks")
     def _row_chosen(self, event: TaskTable.TaskChosen) -> None:
-        """Enter on a row answers its pending input, if it has any."""
-        watched = self.tasks.get(event.task_id)
+        self.action_choose_selected()
+
+    def action_choose_selected(self) -> None:
+        """Enter on a row or a bar answers the selected task's pending input, if it has any."""
+        selected = self.table.selected_task_id
+        watched = self.tasks.get(selected) if selected is not None else None
         if watched is not None and watched.input_waiting:
             self.action_answer_input()
 
