@@ -226,6 +226,8 @@ async def test_arguments_form_validates_and_switches_to_json() -> None:
         await pilot.pause()
         assert not results and form.fields[1].error.display  # maximum 50
         pages.value = "12"
+        await pilot.pause()
+        assert not form.fields[1].error.display  # fixed: the mark clears as it is edited
         await pilot.press("ctrl+j")
         assert form.json_mode
         editor_text = form.query_one("#arguments-json").text  # type: ignore[attr-defined]
@@ -242,6 +244,25 @@ async def test_arguments_form_validates_and_switches_to_json() -> None:
         request = results[0]
         assert request.arguments == {"quarter": "Q1", "pages": 7, "draft": False}
         assert (request.ttl_ms, request.as_task) == (5000, True)
+
+
+async def test_a_task_forbidden_tool_is_offered_no_ttl() -> None:
+    app = recorded_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        forbidden = ToolInfo("lookup", "", {"type": "object"}, "forbidden")
+        form = ArgumentsForm(forbidden, legacy=True, can_create_tasks=True)
+        app.push_screen(form)
+        await pilot.pause()
+        assert not form.query("#ttl") and not form.query("#arguments-ttl-row")
+        optional = ArgumentsForm(
+            dataclasses.replace(forbidden, task_support="optional"),
+            legacy=True,
+            can_create_tasks=True,
+        )
+        app.push_screen(optional)
+        await pilot.pause()
+        assert optional.query("#ttl")
 
 
 def test_task_choice_follows_task_support() -> None:
