@@ -19,7 +19,7 @@ import pytest
 from rich.cells import cell_len
 from textual.app import App
 from textual.binding import Binding
-from textual.command import CommandList, CommandPalette
+from textual.command import CommandInput, CommandList, CommandPalette
 from textual.content import Content
 from textual.geometry import Offset, Region
 from textual.message import Message
@@ -378,16 +378,26 @@ async def test_the_palette_finds_and_shows_a_task_id_with_markup() -> None:
         assert app.is_running
 
 
+def all_prompts(hits: CommandList) -> str:
+    """Every hit's prompt text, scrolled into view or not, joined."""
+    prompts = (hits.get_option_at_index(index).prompt for index in range(hits.option_count))
+    return " ".join(
+        prompt.plain if isinstance(prompt, Content) else str(prompt) for prompt in prompts
+    )
+
+
 async def test_the_palette_lists_every_task_before_anything_is_typed() -> None:
     app = markup_app()
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot)
         await pilot.press("ctrl+p")
         await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
+        palette = app.screen
+        await wait_for(pilot, lambda: isinstance(app.focused, CommandInput))
+        hits = palette.query_one(CommandList)
         await pilot.press("down")  # the discovery hits show once the list is opened
-        hits = app.screen.query_one(CommandList)
-        await wait_for(pilot, lambda: WAITING_ID in shown_text(hits))
-        assert_as_typed(shown_text(hits), f"go to task {WAITING_ID} · {TOOL} · ? input")
+        await wait_for(pilot, lambda: WAITING_ID in all_prompts(hits))
+        assert_as_typed(all_prompts(hits), f"go to task {WAITING_ID} · {TOOL} · ? input")
         prompts = [hits.get_option_at_index(index).prompt for index in range(hits.option_count)]
         plain = [prompt.plain for prompt in prompts if isinstance(prompt, Content)]
         assert len(plain) == len(prompts)  # no `str` prompt: it would be parsed as markup
