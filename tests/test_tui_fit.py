@@ -235,7 +235,9 @@ async def test_a_connect_error_is_shown_whole_and_wrapped_in_the_detail_pane() -
         await pilot.pause()
         assert app.problem
         header = screen_lines(app)[0]
-        assert "✗ failed" in header
+        assert "✗ failed" in header and "connecting" not in header
+        labels = screen_lines(app)[app.table.region.y].split()
+        assert labels[:3] == ["Status", "Tool", "Task"] and labels[-1] == "Message"  # empty list
         hint = app.query_one("#detail-hint", Static)
         rows = screen_lines(app)[hint.region.y : hint.region.bottom]
         shown = " ".join(" ".join(row[hint.region.x : hint.region.right] for row in rows).split())

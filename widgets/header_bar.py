@@ -174,8 +174,9 @@ class HeaderBar(Widget):
         line = Text(no_wrap=True)
         info = state.info
         if info is None:
-            starting = "loading the engine…" if state.connection == "loading" else "connecting…"
-            line.append(f"  {starting}", _MUTED)
+            if state.connection in ("loading", "connecting"):
+                starting = "loading the engine…" if state.connection == "loading" else "connecting…"
+                line.append(f"  {starting}", _MUTED)
             return line
         line.append("  ")
         line.append(one_line(info.server_name or "unnamed server", 40), _BOLD)

@@ -18,7 +18,8 @@ class TaskColumn(NamedTuple):
 
     A column with `sized` False is always `max_width` wide (clocks, whose text changes every
     second, must not make the columns jitter); a sized one is as wide as its widest cell, between
-    `min_width` and `max_width`, and hidden while no row has anything to show in it.
+    `min_width` and `max_width`. An `optional` column is hidden while no row has anything to show
+    in it (no progress, no marks, nothing polling).
     """
 
     key: str
@@ -26,6 +27,7 @@ class TaskColumn(NamedTuple):
     min_width: int
     max_width: int
     sized: bool = True
+    optional: bool = False
 
 
 COLUMNS: tuple[TaskColumn, ...] = (
@@ -36,9 +38,9 @@ COLUMNS: tuple[TaskColumn, ...] = (
     TaskColumn("age", "Age", 6, 6, sized=False),
     TaskColumn("changed", "Changed", 7, 7, sized=False),
     TaskColumn("ttl", "TTL left", 8, 8, sized=False),
-    TaskColumn("next", "Next poll", 9, 20),
-    TaskColumn("progress", "Prog", 4, 6),
-    TaskColumn("marks", "Marks", 9, 32),
+    TaskColumn("next", "Next poll", 9, 20, optional=True),
+    TaskColumn("progress", "Prog", 4, 6, optional=True),
+    TaskColumn("marks", "Marks", 9, 32, optional=True),
     TaskColumn("message", "Message", 1, 1),
 )
 """Every column in the order it is shown, left to right."""
@@ -83,10 +85,10 @@ ColumnLayout = tuple[ColumnSlot, ...]
 
 def column_width(column: TaskColumn, content: int) -> int:
     """How wide `column` wants to be for its widest cell: clamped to its bounds and never
-    narrower than its label; 0 (hidden) for a sized column with nothing in it."""
+    narrower than its label; 0 (hidden) for an optional column with nothing in it."""
     if not column.sized:
         return column.max_width
-    if content <= 0:
+    if content <= 0 and column.optional:
         return 0
     wanted = max(content, len(column.label), column.min_width)
     return min(wanted, max(column.max_width, len(column.label)))
