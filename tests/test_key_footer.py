@@ -38,16 +38,27 @@ async def test_shows_the_main_screens_keys_and_the_palette_at_the_right() -> Non
         assert line.endswith("▏^p palette ")
 
 
-async def test_narrow_terminal_crops_the_keys_but_keeps_the_palette_hint() -> None:
+async def test_narrow_terminal_drops_the_rightmost_keys_but_keeps_help_quit_and_palette() -> None:
     app = recorded_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: app.info is not None)
         line = footer_line(app)
         assert len(line) == 80 and line.endswith("▏^p palette ")
-        assert line.startswith("x Cancel space Mark n New / Filter")
-        assert "q Quit" not in line
-        assert app.query_one(KeyFooter).hint_at(77) is not None  # the palette is clickable
-        assert app.query_one(KeyFooter).hint_at(80 - len("▏^p palette ")) is None  # separator
+        assert line.startswith("x Cancel space Mark n New / Filter f Faults p Pause ? Keys q Quit ")
+        assert "RPC log" not in line and "Inbox" not in line  # the rightmost gave way first
+        footer = app.query_one(KeyFooter)
+        quit_hint = footer.hint_at(line.index("q Quit"))
+        assert quit_hint is not None and quit_hint.key == "q"  # what is drawn is clickable
+        assert footer.hint_at(77) is not None  # the palette is clickable
+        assert footer.hint_at(80 - len("▏^p palette ")) is None  # separator
+
+
+async def test_a_very_narrow_footer_shortens_the_palette_hint_before_help_or_quit() -> None:
+    app = recorded_app()
+    async with app.run_test(size=(24, 24)) as pilot:
+        await wait_for(pilot, lambda: app.info is not None)
+        line = footer_line(app)
+        assert line.startswith("? Keys q Quit ") and line.endswith("▏^p ")
 
 
 async def test_keymap_overrides_and_read_only_show_in_the_footer() -> None:

@@ -428,9 +428,10 @@ async def test_the_list_the_detail_pane_and_the_rpc_log_show_server_text_as_type
         await loaded(pilot)
         app.go_to_task(TASK_ID)
         await pilot.pause(0.2)
-        assert_as_typed(shown_text(app.table), "✗ failed [@click=app.qui… [/b]EVIL[…")
-        message = app.table.get_cell(TASK_ID, "message")  # off screen: the columns scroll
-        assert message.plain == "[/b]EVIL cannot open [/var/log/app.log] [revers…"
+        assert_as_typed(shown_text(app.table), "✗ failed [@click=app.quit]click … [/b]EVIL[…")
+        assert_as_typed(shown_text(app.table), "[/b]EVIL cannot open [/var/log/…")
+        message = app.table.get_cell(TASK_ID, "message")  # kept whole, cut when drawn
+        assert message.plain.startswith("[/b]EVIL cannot open [/var/log/app.log] [reverse]")
         overview = shown_text(app.detail.query_one("#overview-body", Widget))
         assert_as_typed(overview, f"task {TASK_ID}", f"tool {TOOL}", "-32603: [/b]EVIL")
         assert_as_typed(overview)

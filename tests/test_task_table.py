@@ -227,6 +227,8 @@ async def test_header_marks_and_hostile_text_are_shown_literally() -> None:
         table = app.query_one(TaskTable)
         rows = many(3)
         rows["[b]x"] = watched("[b]x", message="[bold red]not markup\x1b[2J")
+        next_poll = NextPoll(due=0.0, delay=4.0, term="server")
+        rows["tick"] = watched("tick", next_poll=next_poll, next_poll_at=NOW + 4)
         table.sync(rows, list(rows), NOW, marked={"t-0001"})
         await pilot.pause()
         text = screen_text(app)

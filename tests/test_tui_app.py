@@ -147,18 +147,35 @@ def test_config_file_problems_are_reported_not_fatal(tmp_path: Path) -> None:
     assert load_config(tmp_path / "missing.json") == TuiConfig()
 
 
-async def test_sort_keys_and_poll_now() -> None:
+async def test_sort_keys_say_in_words_which_come_first_and_poll_now() -> None:
     app = recorded_app()
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot)
+        header = app.query_one(HeaderBar)
+
+        def sort_shown() -> str:
+            line = header.header_text(SIZE[0] - 2).plain.splitlines()[1]
+            return line[line.index("sort: ") :] if "sort: " in line else ""
+
+        assert sort_shown() == ""
         await pilot.press("S")
-        assert app.sort == "status"
+        assert sort_shown() == "sort: status (input first)"
         assert app.tasks.tasks[app.table.order[0]].status == "input_required"
         await pilot.press("S")
-        assert app.descending
+        assert sort_shown() == "sort: status (completed first)"
         await pilot.press("A")
-        assert (app.sort, app.descending) == ("age", False)
-        assert app.table.order[0] == "tk-backup-e012"  # the oldest
+        assert sort_shown() == "sort: age (newest first)"
+        assert app.table.order[0] == "sync-1"  # the newest: seen 12 s ago
+        await pilot.press("A")
+        assert sort_shown() == "sort: age (oldest first)"
+        assert app.table.order[0] == "tk-backup-e012"  # created 4,000 s ago
+        await pilot.press("U")
+        assert sort_shown() == "sort: changed (latest first)"
+        await pilot.press("T")
+        assert sort_shown() == "sort: tool (A→Z)"
+        assert app.tasks.tasks[app.table.order[0]].tool_name == "analyze_logs"
+        await pilot.press("T")
+        assert sort_shown() == "sort: tool (Z→A)"
         app.go_to_task("tk-report-01a9")
         await pilot.press("r")
         source = app.source

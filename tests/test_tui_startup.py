@@ -220,7 +220,7 @@ async def test_a_layout_pass_that_changes_no_size_leaves_the_table_scrollbars_al
         await pilot.resize_terminal(SIZE[0] - 20, SIZE[1])
         await pilot.pause()
         assert updates
-        assert table.horizontal_scrollbar.window_virtual_size == table.virtual_size.width
+        assert table.horizontal_scrollbar.window_virtual_size == SIZE[0] - 20  # the new width
 
 
 async def test_narrowing_the_terminal_stacks_the_list_and_the_detail_pane() -> None:

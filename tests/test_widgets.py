@@ -207,7 +207,7 @@ async def test_status_and_marks_read_without_colour() -> None:
         assert cell_text(table, "f", "message") == "poll failed: HTTP 503"
         assert "violation" in cell_text(table, "v", "marks")
         assert cell_text(table, "s", "status") == "● completed"
-        assert "answered synchronously" in cell_text(table, "s", "marks")
+        assert cell_text(table, "s", "marks") == "↯ synchronous"
         assert cell_text(table, "x", "status") == "⊘ expired"
         assert cell_text(table, "x", "next") == "—"
 

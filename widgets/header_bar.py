@@ -2,8 +2,13 @@
 
 Line one: server name and version, transport, negotiated protocol version, tasks wire with its
 declared verbs, connection state (with "reconnecting in 4 s (attempt 3)" while reconnecting).
-Line two: task counts, paused, filter and sort. Server text
-(name, version) is sanitized; nothing is parsed as markup.
+Line two: task counts, paused, filter and sort. Server text (name, version) is sanitized;
+nothing is parsed as markup.
+
+Each line is fitted to the width it has, so what matters stays on screen: line one gives up the
+era note first, then cuts the server's description and the problem (shown whole in the detail
+pane) with "…", and the connection state is always shown; line two cuts the per-status counts
+before the marks, pause, filter and sort notes.
 """
 
 from __future__ import annotations
@@ -15,16 +20,19 @@ from typing import TYPE_CHECKING, Any
 from rich.style import Style
 from rich.text import Text
 from textual.reactive import reactive
-from textual.widgets import Static
+from textual.widget import Widget
 
 from app.engine.sanitize import one_line
-from app.tui.formatting import questions_waiting, theme_style
+from app.tui.formatting import questions_waiting, sort_label, theme_style
 from app.tui.state import TasksSummary
 
 if TYPE_CHECKING:  # annotations only: the App's first frame does not load the engine
     from app.engine.adapter import TasksCapabilities
     from app.tui.source import ConnectionState, SourceInfo
+    from app.tui.task_filter import SortKey
 
+ABOUT_MIN_WIDTH = 16
+"""Cells of the server's description kept beside a long problem (the problem is cut first)."""
 _MUTED = Style(dim=True)
 _BOLD = Style(bold=True)
 _STATE_STYLE: dict[str, str] = {
@@ -85,7 +93,7 @@ class ListView:
     paused: bool
     filter_text: str
     faults_only: bool
-    sort: str | None
+    sort: SortKey | None
     descending: bool
     marked: int
 
@@ -103,8 +111,8 @@ class HeaderState:
     """Said after the state, e.g. "reconnecting in 4 s (attempt 3)" (plain text)."""
 
 
-class HeaderBar(Static):
-    """The App's header; set `state` and it repaints."""
+class HeaderBar(Widget):
+    """The App's header; set `state` and it repaints, fitted to its width."""
 
     DEFAULT_CSS = """
     HeaderBar {
@@ -113,46 +121,81 @@ class HeaderBar(Static):
     }
     """
 
-    state: reactive[HeaderState | None] = reactive(None, init=False)
+    state: reactive[HeaderState | None] = reactive(None, init=False, layout=False)
 
     def watch_state(self) -> None:
-        self.update(self.header_text(), layout=False)  # always two lines: no layout pass
+        self.refresh()  # always two lines: no layout pass
         info = self.state.info if self.state is not None else None
         self.tooltip = era_text(info.era) if info is not None and info.era else None
+
+    def render(self) -> Text:
+        return self.header_text(self.content_size.width or None)
 
     def _style(self, variable: str) -> Style:
         return theme_style(self.app.theme_variables, variable, bold=True)
 
-    def header_text(self) -> Text:
-        """Both lines as one `Text`."""
+    def header_text(self, width: int | None = None) -> Text:
+        """Both lines as one `Text`, each fitted to `width` cells (None: everything, uncut)."""
         state = self.state
         if state is None:
             return Text("taskscope", style=_BOLD)
-        text = Text("\n").join([self._server_line(state), self._list_line(state)])
+        text = Text("\n").join([self._server_line(state, width), self._list_line(state, width)])
         text.no_wrap = True
         text.overflow = "ellipsis"
         return text
 
-    def _server_line(self, state: HeaderState) -> Text:
-        line = Text(no_wrap=True, overflow="ellipsis")
-        line.append("taskscope", _BOLD)
+    def _server_line(self, state: HeaderState, width: int | None) -> Text:
+        head = Text("taskscope", _BOLD)
+        about = self._about_text(state)
+        connection = self._connection_text(state)
+        problem = Text(no_wrap=True)
+        if state.problem:
+            problem.append("  ")
+            problem.append(one_line(state.problem, 80), self._style("text-error"))
+        info = state.info
+        era = (
+            Text(f"  era {era_tag(info.era)}", _MUTED) if info is not None and info.era else Text()
+        )
+        if width is not None:
+            fixed = head.cell_len + connection.cell_len
+            if fixed + about.cell_len + problem.cell_len + era.cell_len > width:
+                era = Text()
+            room = max(width - fixed, 0)
+            if about.cell_len + problem.cell_len > room:
+                about_room = max(room - problem.cell_len, min(about.cell_len, ABOUT_MIN_WIDTH))
+                about = _cut(about, min(about_room, room))
+                problem = _cut(problem, room - about.cell_len)
+            connection = _cut(connection, max(width - head.cell_len, 0))
+        return Text.assemble(head, about, connection, problem, era, no_wrap=True)
+
+    def _about_text(self, state: HeaderState) -> Text:
+        """The server: name, version, transport, protocol and tasks wire (or what is happening
+        before it is known)."""
+        line = Text(no_wrap=True)
         info = state.info
         if info is None:
-            starting = "loading the engine…" if state.connection == "loading" else "connecting…"
-            line.append(f"  {starting}", _MUTED)
-        else:
-            line.append("  ")
-            line.append(one_line(info.server_name or "unnamed server", 40), _BOLD)
-            line.append(" " + one_line(info.server_version, 20))
-            line.append(" · ", _MUTED)
-            line.append(info.transport)
-            line.append(" · ", _MUTED)
-            line.append(one_line(info.protocol_version, 20))
-            line.append(" · ", _MUTED)
-            capabilities = info.capabilities
-            line.append(f"{capabilities.wire} tasks", _BOLD)
-            if capabilities.wire != "none":
-                line.append(f" [{verbs_text(capabilities)}]", _MUTED)
+            if state.connection in ("loading", "connecting"):
+                starting = "loading the engine…" if state.connection == "loading" else "connecting…"
+                line.append(f"  {starting}", _MUTED)
+            return line
+        line.append("  ")
+        line.append(one_line(info.server_name or "unnamed server", 40), _BOLD)
+        line.append(" " + one_line(info.server_version, 20))
+        line.append(" · ", _MUTED)
+        line.append(info.transport)
+        line.append(" · ", _MUTED)
+        line.append(one_line(info.protocol_version, 20))
+        line.append(" · ", _MUTED)
+        capabilities = info.capabilities
+        line.append(f"{capabilities.wire} tasks", _BOLD)
+        if capabilities.wire != "none":
+            line.append(f" [{verbs_text(capabilities)}]", _MUTED)
+        return line
+
+    def _connection_text(self, state: HeaderState) -> Text:
+        """` · ● connected` (or replay, or reconnecting with its note), and read-only."""
+        line = Text(no_wrap=True)
+        info = state.info
         line.append(" · ", _MUTED)
         if info is not None and info.replay:
             line.append("▶ replay", self._style("text-accent"))
@@ -164,45 +207,53 @@ class HeaderBar(Static):
                 line.append(f": {one_line(state.connection_note, 80)}", style)
         if info is not None and info.readonly:
             line.append(" read-only", self._style("text-warning"))
-        if state.problem:
-            line.append("  ")
-            line.append(one_line(state.problem, 80), self._style("text-error"))
-        if info is not None and info.era:
-            line.append(f"  era {era_tag(info.era)}", _MUTED)
         return line
 
-    def _list_line(self, state: HeaderState) -> Text:
-        line = Text(no_wrap=True, overflow="ellipsis")
+    def _list_line(self, state: HeaderState, width: int | None) -> Text:
+        counts = Text(no_wrap=True)
+        notes = Text(no_wrap=True)
         view = state.view
         summary = state.summary
         total = summary.total if summary is not None else 0
         noun = "task" if total == 1 else "tasks"
-        line.append(f"{view.shown} of {total} {noun}" if view.shown != total else f"{total} {noun}")
+        shown = f"{view.shown} of {total} {noun}" if view.shown != total else f"{total} {noun}"
         if summary is not None:
             for status in ("working", "input_required", "completed", "failed", "cancelled"):
                 count = summary.by_status.get(status, 0)
                 if count:
                     word = "input" if status == "input_required" else status
-                    line.append(f" · {count} {word}", _MUTED)
+                    counts.append(f" · {count} {word}", _MUTED)
             gone = summary.by_status.get("expired", 0) + summary.by_status.get("forgotten", 0)
             if gone:
-                line.append(f" · {gone} gone", _MUTED)
+                counts.append(f" · {gone} gone", _MUTED)
             if summary.input_waiting:
-                line.append(
+                notes.append(
                     f"  ✉ {questions_waiting(summary.input_waiting)}", self._style("text-warning")
                 )
             if summary.erroring:
-                line.append(f"  ⚠ {summary.erroring} erroring", self._style("text-error"))
+                notes.append(f"  ⚠ {summary.erroring} erroring", self._style("text-error"))
         if view.marked:
-            line.append(f"  ▸ {view.marked} marked", self._style("text-accent"))
+            notes.append(f"  ▸ {view.marked} marked", self._style("text-accent"))
         if view.paused:
-            line.append("  ⏸ polling paused", self._style("text-warning"))
+            notes.append("  ⏸ polling paused", self._style("text-warning"))
         if view.faults_only:
-            line.append("  faults only", self._style("text-warning"))
+            notes.append("  faults only", self._style("text-warning"))
         if view.filter_text:
-            line.append("  filter: ", _MUTED)
-            line.append(one_line(view.filter_text, 40))
+            notes.append("  filter: ", _MUTED)
+            notes.append(one_line(view.filter_text, 40))
         if view.sort is not None:
-            arrow = "↓" if view.descending else "↑"
-            line.append(f"  sort: {view.sort}{arrow}", _MUTED)
-        return line
+            notes.append(f"  sort: {sort_label(view.sort, view.descending)}", _MUTED)
+        if width is not None:
+            counts = _cut(counts, max(width - len(shown) - notes.cell_len, 0))
+        return Text.assemble(shown, counts, notes, no_wrap=True)
+
+
+def _cut(text: Text, width: int) -> Text:
+    """`text` as it fits in `width` cells: whole, cut with "…", or empty."""
+    if text.cell_len <= width:
+        return text
+    if width <= 0:
+        return Text(no_wrap=True)
+    cut = text.copy()
+    cut.truncate(width, overflow="ellipsis")
+    return cut

@@ -3,10 +3,13 @@
 Textual's `Footer` mounts and styles one widget per key and recomposes them all whenever the
 bindings change; this footer draws the same hints (same keys, descriptions, disabled state and
 command-palette hint at the right) from one `render`, so starting and refocusing cost one repaint.
+When the keys do not fit, the rightmost ones give way first, except the pinned ones (the App pins
+`? Keys` and `q Quit`), and the palette hint is shortened to its key as a last resort.
 """
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from typing import NamedTuple
 
 from rich.cells import cell_len
@@ -31,6 +34,7 @@ class KeyHint(NamedTuple):
     description: str
     enabled: bool
     tooltip: str
+    action: str = ""
     start: int = 0
     end: int = 0
 
@@ -76,8 +80,16 @@ class KeyFooter(Widget, can_focus=False):
     }
     """
 
-    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:  # noqa: A002
+    def __init__(
+        self,
+        *,
+        pinned: AbstractSet[str] = frozenset(),
+        id: str | None = None,  # noqa: A002
+        classes: str | None = None,
+    ) -> None:
         super().__init__(id=id, classes=classes)
+        self.pinned = frozenset(pinned)
+        """Actions whose keys stay shown however narrow the footer is."""
         self._hints: list[KeyHint] = []
         """The hints as last drawn, with their columns (for clicks and hovering)."""
         self._hovered: str | None = None
@@ -115,6 +127,11 @@ class KeyFooter(Widget, can_focus=False):
     def render(self) -> Text:
         hints, palette = self.key_hints()
         width = self.size.width
+        if (
+            palette is not None
+            and _hints_width(self._pinned_in(hints)) + _palette_width(palette) > width
+        ):
+            palette = palette._replace(description="")
         right = Text(no_wrap=True, end="")
         if palette is not None:
             right.append(SEPARATOR, self.get_component_rich_style("key-footer--separator"))
@@ -123,7 +140,7 @@ class KeyFooter(Widget, can_focus=False):
         left = Text(no_wrap=True, overflow="crop", end="")
         placed: list[KeyHint] = []
         room = width - right.cell_len
-        for hint in hints:
+        for hint in self._fitted(hints, room):
             if left.cell_len >= room:
                 break
             placed.append(self._append_hint(left, hint, left.cell_len))
@@ -136,6 +153,19 @@ class KeyFooter(Widget, can_focus=False):
         if palette is not None:
             self._hints.append(palette)
         return Text.assemble(left, right, no_wrap=True, end="")
+
+    def _pinned_in(self, hints: list[KeyHint]) -> list[KeyHint]:
+        return [hint for hint in hints if hint.action in self.pinned]
+
+    def _fitted(self, hints: list[KeyHint], room: int) -> list[KeyHint]:
+        """The hints that fit in `room` cells: the rightmost unpinned ones are left out first."""
+        kept = list(hints)
+        while _hints_width(kept) > room:
+            unpinned = [index for index, hint in enumerate(kept) if hint.action not in self.pinned]
+            if not unpinned:
+                break
+            del kept[unpinned[-1]]
+        return kept
 
     def _append_hint(self, text: Text, hint: KeyHint, start: int) -> KeyHint:
         """Append one hint's cells to `text`; the hint with the columns it was drawn at."""
@@ -197,4 +227,15 @@ def _hint(state: ActiveBinding, label: str) -> KeyHint:
         description=binding.description,
         enabled=state.enabled,
         tooltip=state.tooltip or binding.tooltip,
+        action=binding.action,
     )
+
+
+def _hints_width(hints: list[KeyHint]) -> int:
+    """Cells the hints take on the left, each followed by a space."""
+    return sum(hint.width + 1 for hint in hints)
+
+
+def _palette_width(palette: KeyHint) -> int:
+    """Cells the palette hint takes at the right: separator, hint and margin."""
+    return cell_len(SEPARATOR) + palette.width + 1

@@ -36,8 +36,8 @@ from app.tui.formatting import (
     RESULT_SOURCE_WORDS,
     format_clock,
     format_duration,
-    format_progress,
     format_size,
+    format_task_progress,
     status_label,
 )
 from app.tui.state import WatchedTask
@@ -207,7 +207,7 @@ def overview_table(watched: WatchedTask) -> Table:
         interval = task.poll_interval_ms
         row("poll interval", "—" if interval is None else format_duration(interval / 1000))
         if task.progress is not None:
-            progress = format_progress(task.progress)
+            progress = format_task_progress(task)
             note = task.progress.message
             row("progress", safe_text(f"{progress} {note}" if note else progress))
         if task.result_source:

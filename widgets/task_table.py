@@ -3,17 +3,24 @@
 `TaskTable.sync` takes the App's watched tasks and the order to show them in, and touches only the
 rows whose cells changed; the cursor stays on the same task id through inserts, removals and
 re-sorts. Each row keeps the `Strip` it was last drawn as, keyed by everything it shows (cells,
-clock texts, cursor/hover, styles, scroll and width), so a repaint renders only visible rows whose
-inputs changed and an update to a row off screen costs a dict update. Every server string goes
-through `one_line`; cells are `Text`, never markup.
+clock texts, cursor/hover, styles, column layout and width), so a repaint renders only visible
+rows whose inputs changed and an update to a row off screen costs a dict update. Every server
+string goes through `one_line`; cells are `Text`, never markup.
+
+The list fits the width it has and never scrolls sideways (`widgets.table_layout`): columns are
+as wide as their widest cell, the status message takes every cell left and is cut with "…" (the
+detail pane shows it whole), and when the terminal is narrow columns are dropped least useful
+first: TTL left, Changed, Age, Prog, Task, Next poll, Marks, Tool. The mark, Status and Message
+columns always stay.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import ClassVar, NamedTuple
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
@@ -28,56 +35,45 @@ from textual.theme import Theme
 
 from app.engine.sanitize import one_line
 from app.tui.formatting import (
+    PACING_WORDS,
     SEVERITY_COLOURS,
     STATUS_COLOURS,
     format_age,
     format_next_poll,
-    format_progress,
     format_since,
+    format_task_progress,
     format_ttl_left,
     row_marks,
-    short_id,
     status_label,
     theme_style,
 )
 from app.tui.state import WatchedTask
-
-
-class TaskColumn(NamedTuple):
-    """One fixed-width column: its key (for `get_cell`/`update_cell`), header and width in cells."""
-
-    key: str
-    label: str
-    width: int
-
-
-COLUMNS: tuple[TaskColumn, ...] = (
-    TaskColumn("mark", "", 1),
-    TaskColumn("status", "Status", 11),
-    TaskColumn("tool", "Tool", 16),
-    TaskColumn("id", "Task", 10),
-    TaskColumn("age", "Age", 6),
-    TaskColumn("changed", "Changed", 7),
-    TaskColumn("ttl", "TTL left", 8),
-    TaskColumn("next", "Next poll", 19),
-    TaskColumn("progress", "Prog", 5),
-    TaskColumn("marks", "Marks", 24),
-    TaskColumn("message", "Message", 48),
+from widgets.table_layout import (
+    CELL_PADDING,
+    COLUMN_KEYS,
+    COLUMNS,
+    SIZED_KEYS,
+    ColumnLayout,
+    fit_columns,
+    layout_width,
 )
-COLUMN_KEYS: tuple[str, ...] = tuple(column.key for column in COLUMNS)
-_WIDTHS = {column.key: column.width for column in COLUMNS}
+
 _CLOCK_KEYS = ("age", "changed", "ttl", "next")
 _CLOCK_INDEX = {key: index for index, key in enumerate(_CLOCK_KEYS)}
+_CLOCK_WIDTHS = {column.key: column.max_width for column in COLUMNS if column.key in _CLOCK_KEYS}
 MARK_GLYPH = "▸"
 """Shown in the first column of a row the user marked for a bulk action."""
-CELL_PADDING = 1
-"""Blank cells on each side of every column."""
-TABLE_WIDTH = sum(column.width + 2 * CELL_PADDING for column in COLUMNS)
-"""Every row is laid out to this many cells, so horizontal scrolling is stable."""
+CELL_TEXT_MAX = 400
+"""Cells are kept up to this many cells (cut with "…" to their column when drawn): the message
+column grows with the terminal, and the detail pane has the whole text."""
+NEXT_POLL_CLOCK_WIDTH = 5
+"""Cells the next-poll delay takes (`9m59s`) when sizing that column to its pacing words."""
 HEADER_HEIGHT = 1
 
 ClockTexts = tuple[str, str, str, str]
 """Age, changed, TTL left and next poll as a row reads them at the table's current time."""
+ContentWidths = tuple[int, ...]
+"""Cells a row's content needs in each of `SIZED_KEYS`, in that order."""
 
 
 class TableLook(NamedTuple):
@@ -95,21 +91,29 @@ class TaskRow:
     was last drawn as with the inputs that strip was drawn from. (A plain class: these small
     records are defined before the first frame, and a dataclass costs ~0.5 ms to create.)"""
 
-    __slots__ = ("cells", "source", "strip", "strip_key")
+    __slots__ = ("cells", "content", "source", "strip", "strip_key")
 
-    def __init__(self, source: WatchedTask, cells: dict[str, Text]) -> None:
+    def __init__(self, source: WatchedTask, cells: dict[str, Text], content: ContentWidths) -> None:
         self.source = source
         self.cells = cells
+        self.content = content
+        """The cells each sized column (`SIZED_KEYS`) needs for this row."""
         self.strip: Strip | None = None
         self.strip_key: tuple[object, ...] | None = None
 
 
 class TaskTable(ScrollView, can_focus=True):
-    """The task list, one row per task id; `sync` patches it in place from the App's state."""
+    """The task list, one row per task id; `sync` patches it in place from the App's state.
+
+    Where focus is shows: focused, the header row is tinted and the cursor row is in the cursor
+    colour; unfocused (tab moved to the detail pane), the header is muted and the cursor row
+    dimmed, so ↑/↓ not moving the list is no surprise.
+    """
 
     DEFAULT_CSS = """
     TaskTable {
         height: 1fr;
+        overflow-x: hidden;
         background: $surface;
         color: $foreground;
         &:focus {
@@ -120,13 +124,14 @@ class TaskTable(ScrollView, can_focus=True):
                 text-style: $block-cursor-text-style;
             }
             & > .task-table--header {
-                background-tint: $foreground 5%;
+                background: $primary-muted;
+                color: $foreground;
             }
         }
         & > .task-table--header {
             text-style: bold;
             background: $panel;
-            color: $foreground;
+            color: $foreground-muted;
         }
         &:ansi > .task-table--header {
             background: ansi_bright_blue;
@@ -135,7 +140,7 @@ class TaskTable(ScrollView, can_focus=True):
         & > .task-table--cursor {
             background: $block-cursor-blurred-background;
             color: $block-cursor-blurred-foreground;
-            text-style: $block-cursor-blurred-text-style;
+            text-style: dim;
         }
         & > .task-table--hover {
             background: $block-hover-background;
@@ -150,6 +155,13 @@ class TaskTable(ScrollView, can_focus=True):
     }
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "tab",
+            "app.focus_next",
+            "Next pane",
+            show=False,
+            tooltip="the detail tabs (←→ switch tab, tab into it, shift+tab back to the list)",
+        ),
         Binding("enter", "choose", "Choose", show=False),
         Binding("up", "cursor_up", "Cursor up", show=False),
         Binding("down", "cursor_down", "Cursor down", show=False),
@@ -157,8 +169,6 @@ class TaskTable(ScrollView, can_focus=True):
         Binding("pagedown", "page_down", "Page down", show=False),
         Binding("home,ctrl+home", "first_row", "First row", show=False),
         Binding("end,ctrl+end", "last_row", "Last row", show=False),
-        Binding("left", "scroll_left", "Scroll left", show=False),
-        Binding("right", "scroll_right", "Scroll right", show=False),
     ]
 
     class TaskSelected(Message):
@@ -197,14 +207,27 @@ class TaskTable(ScrollView, can_focus=True):
         self._hover_row: int | None = None
         self._look: TableLook | None = None
         self._header: tuple[tuple[object, ...], Strip] | None = None
+        self._content: dict[str, int] = dict.fromkeys(SIZED_KEYS, 0)
+        """The widest cell of each sized column over every row (see `_content_stale`)."""
+        self._content_stale = False
+        """A row that was among the widest shrank or left: `_content` is recomputed when read."""
+        self._columns: ColumnLayout = ()
+        self._columns_for: tuple[int, tuple[int, ...]] | None = None
+        """The content width and column contents `_layout` was fitted to."""
         self._sized_for: tuple[Size, Size, Size] | None = None
         """Size, virtual size and container size the scrollbars were last updated for."""
         self.cursor_row = 0
         """Index (into `order`) of the highlighted row; 0 when the table is empty."""
 
     def on_mount(self) -> None:
-        self.virtual_size = Size(TABLE_WIDTH, HEADER_HEIGHT)
+        self.virtual_size = Size(0, HEADER_HEIGHT)
         self.app.theme_changed_signal.subscribe(self, self._on_theme_changed)
+
+    def on_resize(self, _event: events.Resize) -> None:
+        """Panes opening or closing (the RPC log, the filter bar, a terminal resize) change the
+        table's height: keep the selected row on screen."""
+        if self._order:
+            self.move_cursor(self.cursor_row)
 
     def _size_updated(
         self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
@@ -247,6 +270,14 @@ class TaskTable(ScrollView, can_focus=True):
             return self.clock_text(task_id, column_key)
         return self._rows[task_id].cells[column_key]
 
+    def shown_cell(self, task_id: str, column_key: str) -> Text | None:
+        """The cell as the list draws it now (cut with "…" to its column), or None while its
+        column is not shown (dropped on a narrow terminal, or empty)."""
+        for slot in self.columns:
+            if slot.key == column_key:
+                return _fitted(self.get_cell(task_id, column_key), slot.width)
+        return None
+
     def get_row_at(self, index: int) -> list[Text]:
         """Every cell of the row at `index` (into `order`), in column order."""
         task_id = self._order[index]
@@ -287,24 +318,70 @@ class TaskTable(ScrollView, can_focus=True):
             wanted_set = set(wanted)
             for task_id in [task_id for task_id in self._rows if task_id not in wanted_set]:
                 del self._rows[task_id]
+                self._content_stale = True
         for task_id in wanted:
             watched = rows[task_id]
             row = self._rows.get(task_id)
             if row is None:
-                self._rows[task_id] = TaskRow(watched, self._static_cells(watched))
+                cells = self._static_cells(watched)
+                row = self._rows[task_id] = TaskRow(watched, cells, _content_widths(watched, cells))
+                self._widen(row.content)
             elif row.source is not watched or task_id in remarked:
                 row.source = watched
                 touched.add(task_id)
                 self._patch_cells(task_id, row, self._static_cells(watched))
+                content = _content_widths(watched, row.cells)
+                if content != row.content:
+                    self._content_stale |= any(
+                        new < old for new, old in zip(content, row.content, strict=True)
+                    )
+                    row.content = content
+                    self._widen(content)
+        relaid = self._fit_columns()
         if wanted != self._order:
             self._order = wanted
             self._index = {task_id: index for index, task_id in enumerate(wanted)}
-            self.virtual_size = Size(TABLE_WIDTH, len(wanted) + HEADER_HEIGHT)
+            self.virtual_size = Size(0, len(wanted) + HEADER_HEIGHT)
             self._keep_cursor(selected, old_index, old_scroll)
+            self.refresh()
+        elif relaid:
             self.refresh()
         elif clocks_moved or touched:
             self._refresh_stale_lines(None if clocks_moved else touched)
         self._announce()
+
+    # ------------------------------------------------------------------ column layout
+
+    @property
+    def columns(self) -> ColumnLayout:
+        """The columns shown now, with their widths (see `widgets.table_layout`)."""
+        self._fit_columns()
+        return self._columns
+
+    def _widen(self, content: ContentWidths) -> None:
+        """Count one row's content in the widest cell of each sized column."""
+        for key, width in zip(SIZED_KEYS, content, strict=True):
+            if width > self._content[key]:
+                self._content[key] = width
+
+    def _fit_columns(self) -> bool:
+        """Fit the columns to the width the table has and its rows' content; True when the layout
+        changed (every row then reads differently)."""
+        if self._content_stale:
+            self._content_stale = False
+            self._content = dict.fromkeys(SIZED_KEYS, 0)
+            for row in self._rows.values():
+                self._widen(row.content)
+        width = self.scrollable_content_region.width
+        fitted_for = (width, tuple(self._content.values()))
+        if fitted_for == self._columns_for:
+            return False
+        self._columns_for = fitted_for
+        layout = fit_columns(width, self._content)
+        if layout == self._columns:
+            return False
+        self._columns = layout
+        return True
 
     def update_cell(self, task_id: str, column_key: str, value: Text) -> None:
         """Replace one static cell of `task_id` and repaint its line if it is on screen."""
@@ -384,7 +461,7 @@ class TaskTable(ScrollView, can_focus=True):
         if scroll:
             width = self.scrollable_content_region.width
             self.scroll_to_region(
-                Region(int(self.scroll_x), row + HEADER_HEIGHT, width, 1),
+                Region(0, row + HEADER_HEIGHT, width, 1),
                 spacing=Spacing(HEADER_HEIGHT, 0, 0, 0),
                 animate=False,
                 force=True,
@@ -467,15 +544,16 @@ class TaskTable(ScrollView, can_focus=True):
             cursor=self.get_component_rich_style("task-table--cursor"),
             hover=self.get_component_rich_style("task-table--hover"),
         )
+        self._fit_columns()
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
         look = self._look
         assert look is not None, "render_lines sets the look before any line is drawn"
-        scroll_x, scroll_y = self.scroll_offset
+        scroll_y = self.scroll_offset.y
         width = self.size.width  # as DataTable: lines span the scrollbar gutter too
         if y < HEADER_HEIGHT:
-            return self._header_strip(look, scroll_x, width)
+            return self._header_strip(look, width)
         index = scroll_y + y - HEADER_HEIGHT
         if index >= len(self._order):
             return Strip.blank(width, look.base)
@@ -484,24 +562,26 @@ class TaskTable(ScrollView, can_focus=True):
         key = self._strip_key(index, clocks, look)
         if row.strip is None or row.strip_key != key:
             pre, post = self._row_styles(look, index)
-            cells = [
-                clocks[_CLOCK_INDEX[column]] if column in _CLOCK_INDEX else row.cells[column]
-                for column in COLUMN_KEYS
-            ]
-            line = _row_line(self.app.console, cells, pre, post)
-            row.strip = line.crop_extend(scroll_x, scroll_x + width, pre)
+            cells = {
+                slot.key: clocks[_CLOCK_INDEX[slot.key]]
+                if slot.key in _CLOCK_INDEX
+                else row.cells[slot.key]
+                for slot in self._columns
+            }
+            line = _row_line(self.app.console, self._columns, cells, pre, post)
+            row.strip = line.crop_extend(0, width, pre)
             row.strip_key = key
         return row.strip
 
     def _strip_key(self, index: int, clocks: ClockTexts, look: TableLook) -> tuple[object, ...]:
         """Everything a row's strip depends on besides its static cells (whose change drops the
-        strip): clock texts, cursor and hover, the look, horizontal scroll and width."""
+        strip): clock texts, cursor and hover, the look, the column layout and the width."""
         return (
             clocks,
             index == self.cursor_row,
             index == self._hover_row,
             look,
-            self.scroll_offset.x,
+            self._columns,
             self.size.width,
         )
 
@@ -517,21 +597,21 @@ class TaskTable(ScrollView, can_focus=True):
             return look.base, Style()
         return look.base + component, Style.from_color(component.color)
 
-    def _header_strip(self, look: TableLook, scroll_x: int, width: int) -> Strip:
-        key: tuple[object, ...] = (look, scroll_x, width)
+    def _header_strip(self, look: TableLook, width: int) -> Strip:
+        key: tuple[object, ...] = (look, self._columns, width)
         if self._header is None or self._header[0] != key:
-            labels: list[Text | str] = [column.label for column in COLUMNS]
-            line = _row_line(self.app.console, labels, look.header, Style())
-            self._header = (key, line.crop_extend(scroll_x, scroll_x + width, look.header))
+            labels: dict[str, Text | str] = {slot.key: slot.label for slot in self._columns}
+            line = _row_line(self.app.console, self._columns, labels, look.header, Style())
+            self._header = (key, line.crop_extend(0, width, look.header))
         return self._header[1]
 
     def _clock_texts(self, row: TaskRow) -> ClockTexts:
         watched, now = row.source, self._now
         return (
-            one_line(format_age(watched, now), _WIDTHS["age"]),
-            one_line(format_since(watched.last_change, now), _WIDTHS["changed"]),
-            one_line(format_ttl_left(watched, now), _WIDTHS["ttl"]),
-            one_line(format_next_poll(watched, now), _WIDTHS["next"]),
+            one_line(format_age(watched, now), _CLOCK_WIDTHS["age"]),
+            one_line(format_since(watched.last_change, now), _CLOCK_WIDTHS["changed"]),
+            one_line(format_ttl_left(watched, now), _CLOCK_WIDTHS["ttl"]),
+            one_line(format_next_poll(watched, now), _CLOCK_WIDTHS["next"]),
         )
 
     # ------------------------------------------------------------------ cells and colours
@@ -554,44 +634,66 @@ class TaskTable(ScrollView, can_focus=True):
         return style
 
     def _static_cells(self, watched: WatchedTask) -> dict[str, Text]:
-        task = watched.task
+        """The row's cells other than the clocks, each whole up to `CELL_TEXT_MAX` (`_row_line`
+        cuts them to their column when drawing)."""
         status_style = self._style(STATUS_COLOURS.get(watched.status, ""))
         marks = Text(no_wrap=True, end="")
-        budget = _WIDTHS["marks"]
         for text, severity in row_marks(watched):
-            room = budget - marks.cell_len - (1 if marks else 0)
-            if room <= 0:
-                break
             if marks:
                 marks.append(" ")
-            marks.append(one_line(text, room), self._style(SEVERITY_COLOURS[severity]))
+            marks.append(one_line(text, CELL_TEXT_MAX), self._style(SEVERITY_COLOURS[severity]))
         mark = MARK_GLYPH if watched.task_id in self._marked else ""
         return {
-            "mark": _cell(mark, _WIDTHS["mark"], self._style("text-accent")),
-            "status": _cell(status_label(watched.status), _WIDTHS["status"], status_style),
-            "tool": _cell(watched.tool_name or "—", _WIDTHS["tool"]),
-            "id": _cell(short_id(watched.task_id, _WIDTHS["id"]), _WIDTHS["id"]),
-            "progress": _cell(format_progress(task.progress if task else None), 5),
+            "mark": _cell(mark, self._style("text-accent")),
+            "status": _cell(status_label(watched.status), status_style),
+            "tool": _cell(watched.tool_name or "—"),
+            "id": _cell(watched.task_id),
+            "progress": _cell(format_task_progress(watched.task)),
             "marks": marks,
             "message": self._message_cell(watched),
         }
 
     def _message_cell(self, watched: WatchedTask) -> Text:
-        width = _WIDTHS["message"]
         error_style = self._style("text-error")
         if watched.violation is not None:
-            return _cell(f"protocol violation: {watched.violation.reason}", width, error_style)
+            return _cell(f"protocol violation: {watched.violation.reason}", error_style)
         if watched.last_error is not None:
-            return _cell(f"poll failed: {watched.last_error}", width, error_style)
+            return _cell(f"poll failed: {watched.last_error}", error_style)
         if watched.stopped is not None and watched.task is None:
-            return _cell(watched.stopped, width, Style(dim=True))
+            return _cell(watched.stopped, Style(dim=True))
         message = watched.task.status_message if watched.task else None
-        return _cell(message or "", width)
+        return _cell(message or "")
 
 
-def _cell(text: object, width: int, style: Style | str = "") -> Text:
-    """One table cell: cleaned onto one line, cut to the column width, never parsed as markup."""
-    return Text(one_line(text, width), style=style, no_wrap=True, end="")
+def _content_widths(watched: WatchedTask, cells: Mapping[str, Text]) -> ContentWidths:
+    """Cells one row needs in each sized column: its cells' lengths, and for the next poll the
+    delay and the pacing word it shows while polling (the clock text itself changes every tick,
+    the column must not)."""
+    widths: list[int] = []
+    for key in SIZED_KEYS:
+        if key == "next":
+            polling = watched.next_poll is not None and not watched.settled
+            term = watched.next_poll.term if watched.next_poll is not None else ""
+            word = PACING_WORDS.get(term, term)
+            widths.append(NEXT_POLL_CLOCK_WIDTH + len(" · ") + cell_len(word) if polling else 0)
+        else:
+            widths.append(cells[key].cell_len)
+    return tuple(widths)
+
+
+def _cell(text: object, style: Style | str = "") -> Text:
+    """One table cell: cleaned onto one line (up to `CELL_TEXT_MAX` cells), never parsed as
+    markup."""
+    return Text(one_line(text, CELL_TEXT_MAX), style=style, no_wrap=True, end="")
+
+
+def _fitted(cell: Text, width: int) -> Text:
+    """`cell` as it fits in `width` cells: whole, or cut with "…"."""
+    if cell.cell_len <= width:
+        return cell
+    cut = cell.copy()
+    cut.truncate(width, overflow="ellipsis")
+    return cut
 
 
 def _same_text(first: Text, second: Text) -> bool:
@@ -601,16 +703,24 @@ def _same_text(first: Text, second: Text) -> bool:
     )
 
 
-def _row_line(console: Console, cells: Iterable[Text | str], pre: Style, post: Style) -> Strip:
-    """One table row laid out to `TABLE_WIDTH`: each cell padded and cut to its column, drawn as
-    `pre` + the cell's own style (and its spans') + `post`."""
+def _row_line(
+    console: Console,
+    columns: ColumnLayout,
+    cells: Mapping[str, Text | str],
+    pre: Style,
+    post: Style,
+) -> Strip:
+    """One table row laid out to `columns`: each cell padded and fitted to its column (cut with
+    "…"), drawn as `pre` + the cell's own style (and its spans') + `post`."""
     pad = pre + post
     segments: list[Segment] = []
     blank = Segment(" " * CELL_PADDING, pad)
-    for column, cell in zip(COLUMNS, cells, strict=True):
+    for slot in columns:
+        cell = cells[slot.key]
         if isinstance(cell, str):
             content = [Segment(cell, pad)] if cell else []
         else:
+            cell = _fitted(cell, slot.width)
             own = pre + console.get_style(cell.style) if cell.style else pre
             content = [
                 Segment(segment.text, own + segment.style + post if segment.style else own + post)
@@ -618,6 +728,6 @@ def _row_line(console: Console, cells: Iterable[Text | str], pre: Style, post: S
                 if segment.text
             ]
         segments.append(blank)
-        segments.extend(Segment.adjust_line_length(content, column.width, pad))
+        segments.extend(Segment.adjust_line_length(content, slot.width, pad))
         segments.append(blank)
-    return Strip(segments, TABLE_WIDTH).simplify()
+    return Strip(segments, layout_width(columns)).simplify()

@@ -47,6 +47,7 @@ from app.tui.messages import (
 )
 from app.tui.plain import toast
 from app.tui.state import SortKey, TaskFilter, TasksState, WatchedTask, parse_filter
+from app.tui.task_filter import FIRST_DESCENDING
 from widgets.header_bar import HeaderBar, HeaderState, ListView
 from widgets.key_footer import KeyFooter
 from widgets.task_table import TaskTable
@@ -74,6 +75,8 @@ FILTER_HINT = "status:working tool:build id:abc or words · enter keeps · esc c
 ENGINE_START_DELAY_S = 0.1
 """How long after the first frame the engine starts loading (see `_start_engine_soon`)."""
 NO_TASK_HINT = "Select a task."
+FOOTER_PINNED_ACTIONS = frozenset({"toggle_help", "quit"})
+"""The footer always shows `? Keys` and `q Quit`; other keys give way on a narrow terminal."""
 
 TASKSCOPE_THEME = Theme(
     name="taskscope",
@@ -192,6 +195,8 @@ class TaskscopeApp(App[int]):
         self._time_view: TaskTimeline | None = None
         """Built the first time `t` shows it."""
         self._time_view_shown = False
+        self._list_had_focus = False
+        """Whether the list had focus when the detail pane was zoomed (it gets it back)."""
         self._use_theme()
 
     def _use_theme(self) -> None:
@@ -213,7 +218,7 @@ class TaskscopeApp(App[int]):
             yield TaskList(id="tasks")
             with Container(id="detail"):
                 yield Static(Text(NO_TASK_HINT, style="dim"), id="detail-hint")
-        yield KeyFooter(id="footer")
+        yield KeyFooter(id="footer", pinned=FOOTER_PINNED_ACTIONS)
 
     @property
     def table(self) -> TaskList:
@@ -344,6 +349,7 @@ class TaskscopeApp(App[int]):
             self.problem = f"poller stopped: {reason}"
             self.failed = True
             self._update_header()
+            self._show_problem_in_detail("The engine stopped")
         toast(self, reason, title=event.worker.name or "Background error", severity="error")
 
     @on(SourceFailed)
@@ -351,7 +357,16 @@ class TaskscopeApp(App[int]):
         self.problem = message.reason
         self.failed = True
         self._update_header()
+        self._show_problem_in_detail("Could not connect")
         toast(self, message.reason, title="Could not connect", severity="error", timeout=15)
+
+    def _show_problem_in_detail(self, title: str) -> None:
+        """The whole problem, wrapped, where a task would be shown (the header has room for
+        only its start); once a task is shown the pane is the task's."""
+        if self._detail is None and self.problem:
+            text = Text(title + "\n\n", style="bold")
+            text.append(self.problem)
+            self.query_one("#detail-hint", Static).update(text)
 
     @on(SourceConnected)
     def _source_connected(self, message: SourceConnected) -> None:
@@ -932,10 +947,12 @@ class TaskscopeApp(App[int]):
         self._set_filter(self.filter_query, faults_only=not self.task_filter.faults_only)
 
     def action_sort(self, key: SortKey) -> None:
+        """Sort by `key` the way a person expects (age and changed: newest first); the same key
+        again reverses."""
         if self.sort == key:
             self.descending = not self.descending
         else:
-            self.sort, self.descending = key, False
+            self.sort, self.descending = key, key in FIRST_DESCENDING
         self._refresh_view()
 
     def action_toggle_pause(self) -> None:
@@ -1119,7 +1136,16 @@ class TaskscopeApp(App[int]):
             self.table.focus()
 
     def action_toggle_zoom(self) -> None:
-        self.screen.toggle_class("-zoom-detail")
+        """Give the detail pane the whole screen, or the list its place back (and the focus it
+        lost when it was hidden)."""
+        screen = self.screen
+        if screen.has_class("-zoom-detail"):
+            screen.remove_class("-zoom-detail")
+            if self._list_had_focus:
+                self.shown_list.focus()
+        else:
+            self._list_had_focus = self.shown_list.has_focus
+            screen.add_class("-zoom-detail")
 
     def action_show_frame(self) -> None:
         """Open the detail's Raw tab: a violation's offending frame, else the last frame."""

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 from rich.style import Style
 from textual.color import Color, ColorParseError
 
-from app.tui.state import WatchedTask
+from app.tui.state import SortKey, WatchedTask
 
 if TYPE_CHECKING:  # annotations only: the TUI's first frame does not load pydantic
-    from app.engine.models import Progress
+    from app.engine.models import Progress, Task
 
 STATUS_GLYPHS: dict[str, str] = {
     "working": "◐",
@@ -120,6 +120,34 @@ def format_progress(progress: Progress | None) -> str:
     return f"{progress.progress:g}"
 
 
+def format_task_progress(task: Task | None) -> str:
+    """The progress a task shows: the last reported one, and `100%` once it completed (servers
+    tend to send their last progress a step before the end); a failed or cancelled task keeps the
+    progress it stopped at."""
+    if task is None:
+        return ""
+    progress = task.progress
+    if task.status == "completed" and progress is not None and progress.total:
+        return "100%"
+    return format_progress(progress)
+
+
+SORT_WORDS: dict[SortKey, tuple[str, str, str]] = {
+    "age": ("age", "oldest first", "newest first"),
+    "last_change": ("changed", "earliest first", "latest first"),
+    "status": ("status", "input first", "completed first"),
+    "tool": ("tool", "A→Z", "Z→A"),
+}
+"""Per sort key: its name in the header, then the order in words ascending and descending (by
+`task_filter.sort_key`: creation and change times, status rank, tool name)."""
+
+
+def sort_label(key: SortKey, descending: bool) -> str:
+    """The header's words for a sort, e.g. `age (newest first)`."""
+    name, ascending_words, descending_words = SORT_WORDS[key]
+    return f"{name} ({descending_words if descending else ascending_words})"
+
+
 def format_size(size: int) -> str:
     """A byte count as `512 B`, `12.3 kB`, `4.0 MB`."""
     if size < 1000:
@@ -162,7 +190,7 @@ def row_marks(watched: WatchedTask) -> list[tuple[str, str]]:
     if watched.task is not None and watched.task.is_tool_error:
         marks.append(("✗ tool error", "error"))
     if watched.synchronous:
-        marks.append(("↯ answered synchronously", "accent"))
+        marks.append(("↯ synchronous", "accent"))
     server_done = (
         watched.expired
         or watched.forgotten

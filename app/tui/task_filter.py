@@ -14,6 +14,9 @@ from app.tui.watched import WatchedTask
 
 SortKey = Literal["age", "status", "tool", "last_change"]
 SORT_KEYS: tuple[SortKey, ...] = ("age", "status", "tool", "last_change")
+FIRST_DESCENDING: frozenset[SortKey] = frozenset({"age", "last_change"})
+"""Sorts whose first press puts the latest moment first (the newest task, the latest change), as
+a person reads "sort by age"; pressing the key again reverses."""
 
 
 FilterField = Literal["status", "tool", "id", "text"]

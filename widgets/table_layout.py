@@ -1,0 +1,137 @@
+"""Which columns the task list shows at a given width, and how wide each is.
+
+The list never scrolls sideways: `fit_columns` sizes each column to its content (clamped to the
+column's bounds), drops the least useful columns until the status message keeps at least
+`MESSAGE_MIN_WIDTH` cells, shrinks what can shrink if that is still too wide, and gives the
+message every cell left. Pure functions of widths, so the table's layout is tested without a
+screen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import NamedTuple
+
+
+class TaskColumn(NamedTuple):
+    """One column: its key (for `get_cell`), header label and width bounds in cells.
+
+    A column with `sized` False is always `max_width` wide (clocks, whose text changes every
+    second, must not make the columns jitter); a sized one is as wide as its widest cell, between
+    `min_width` and `max_width`. An `optional` column is hidden while no row has anything to show
+    in it (no progress, no marks, nothing polling).
+    """
+
+    key: str
+    label: str
+    min_width: int
+    max_width: int
+    sized: bool = True
+    optional: bool = False
+
+
+COLUMNS: tuple[TaskColumn, ...] = (
+    TaskColumn("mark", "", 1, 1, sized=False),
+    TaskColumn("status", "Status", 8, 14),
+    TaskColumn("tool", "Tool", 8, 24),
+    TaskColumn("id", "Task", 6, 10),
+    TaskColumn("age", "Age", 6, 6, sized=False),
+    TaskColumn("changed", "Changed", 7, 7, sized=False),
+    TaskColumn("ttl", "TTL left", 8, 8, sized=False),
+    TaskColumn("next", "Next poll", 9, 20, optional=True),
+    TaskColumn("progress", "Prog", 4, 6, optional=True),
+    TaskColumn("marks", "Marks", 9, 32, optional=True),
+    TaskColumn("message", "Message", 1, 1),
+)
+"""Every column in the order it is shown, left to right."""
+
+COLUMN_KEYS: tuple[str, ...] = tuple(column.key for column in COLUMNS)
+SIZED_KEYS: tuple[str, ...] = tuple(
+    column.key for column in COLUMNS if column.sized and column.key != "message"
+)
+"""The columns whose width follows their content (the message takes what is left)."""
+
+DROP_ORDER: tuple[str, ...] = ("ttl", "changed", "age", "progress", "id", "next", "marks", "tool")
+"""Least useful first: the columns given up, in this order, when the terminal is too narrow.
+
+TTL left, Changed and Age are in the detail pane and matter least at a glance; progress is often
+in the message too; the task id is long and random (the detail pane and toasts have it whole);
+Next poll and Marks say what the poller and the server are doing; the tool names the row. The
+mark, status and message columns are never dropped."""
+
+SHRINK_ORDER: tuple[str, ...] = ("marks", "tool", "status")
+"""Cut to their `min_width` (with "…"), in this order, when even the kept columns do not fit."""
+
+MESSAGE_MIN_WIDTH = 24
+"""The status message keeps at least this many cells while any column can still be dropped."""
+
+CELL_PADDING = 1
+"""Blank cells on each side of every column."""
+
+_BY_KEY = {column.key: column for column in COLUMNS}
+
+
+class ColumnSlot(NamedTuple):
+    """One shown column and the cells it was given."""
+
+    key: str
+    label: str
+    width: int
+
+
+ColumnLayout = tuple[ColumnSlot, ...]
+"""The shown columns, left to right, the message last."""
+
+
+def column_width(column: TaskColumn, content: int) -> int:
+    """How wide `column` wants to be for its widest cell: clamped to its bounds and never
+    narrower than its label; 0 (hidden) for an optional column with nothing in it."""
+    if not column.sized:
+        return column.max_width
+    if content <= 0 and column.optional:
+        return 0
+    wanted = max(content, len(column.label), column.min_width)
+    return min(wanted, max(column.max_width, len(column.label)))
+
+
+def fit_columns(available: int, content: Mapping[str, int]) -> ColumnLayout:
+    """The columns to show in `available` cells, given each sized column's widest cell.
+
+    Drops columns in `DROP_ORDER` until the message keeps `MESSAGE_MIN_WIDTH`, then shrinks in
+    `SHRINK_ORDER`; the message gets the rest (at least one cell: on a terminal too narrow even
+    for that the row is cut at the right edge).
+    """
+    widths = {
+        column.key: column_width(column, content.get(column.key, 0))
+        for column in COLUMNS
+        if column.key != "message"
+    }
+    shown = [key for key, width in widths.items() if width > 0]
+    pad = 2 * CELL_PADDING
+
+    def needed() -> int:
+        return sum(widths[key] + pad for key in shown) + pad + MESSAGE_MIN_WIDTH
+
+    for key in DROP_ORDER:
+        if needed() <= available:
+            break
+        if key in shown:
+            shown.remove(key)
+    excess = needed() - available
+    for key in SHRINK_ORDER:
+        if excess <= 0:
+            break
+        if key in shown:
+            cut = min(excess, widths[key] - _BY_KEY[key].min_width)
+            if cut > 0:
+                widths[key] -= cut
+                excess -= cut
+    used = sum(widths[key] + pad for key in shown) + pad
+    slots = [ColumnSlot(key, _BY_KEY[key].label, widths[key]) for key in shown]
+    slots.append(ColumnSlot("message", _BY_KEY["message"].label, max(available - used, 1)))
+    return tuple(slots)
+
+
+def layout_width(layout: ColumnLayout) -> int:
+    """Cells one row of `layout` takes, padding included."""
+    return sum(slot.width + 2 * CELL_PADDING for slot in layout)
