@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 
 WIDE_COLUMNS = 120
 """From this width on, the request and the response sit side by side."""
+TALL_ROWS = 34
+"""From this height on, the header fields are shown at once (else `h` shows them)."""
 RAW_SHOWN_CHARS = 20_000
 """Characters of a frame that is not a JSON-RPC message (garbage, an HTML error page) shown."""
 HEADERS_SHOWN = 60
@@ -76,6 +78,9 @@ def summary(exchange: Exchange, error_style: Style) -> Text:
     text.append("  " + _kind(exchange), _MUTED)
     text.append("\n")
     _row(text, "Why", first.purpose or first.reason or "not recorded")
+    reply = exchange.response
+    if reply is not None and reply is not first and reply.purpose not in (None, first.purpose):
+        _row(text, "Reply", reply.purpose or "")
     if first.task_id:
         _row(text, "Task", first.task_id)
     if not exchange.lone:
@@ -118,12 +123,19 @@ def side_title(frame: Frame, role: str) -> Text:
     return text
 
 
-def headers_text(frame: Frame) -> Text:
-    """The HTTP status and header fields of one frame (redacted), one per line; empty when the
+def headline(frame: Frame) -> Text:
+    """One line on a frame's HTTP head: the status and how many header fields; empty when the
     transport has none (stdio)."""
+    parts = [f"HTTP {frame.http_status}"] if frame.http_status is not None else []
+    if frame.headers:
+        count = len(frame.headers)
+        parts.append(f"{count} header field{'s' if count != 1 else ''}")
+    return Text(" · ".join(parts), no_wrap=True)
+
+
+def headers_text(frame: Frame) -> Text:
+    """The header fields of one frame (redacted), one per line."""
     text = Text(no_wrap=True, overflow="ellipsis")
-    if frame.http_status is not None:
-        text.append(f"HTTP {frame.http_status}\n", Style(bold=True))
     _header_lines(text, frame.headers)
     text.rstrip()
     return text
@@ -166,10 +178,12 @@ class ExchangeSide(Vertical):
             yield Static(Text(self.missing, style="dim"), classes="exchange-missing")
             return
         yield Static(side_title(frame, self.role), classes="exchange-side-title")
-        headers = headers_text(frame)
-        if headers.plain:
+        head = headline(frame)
+        if head.plain:
+            yield Static(head, classes="exchange-headline")
+        if frame.headers:
             with VerticalScroll(classes="exchange-headers"):
-                yield Static(headers)
+                yield Static(headers_text(frame))
         if frame.message is not None:
             yield JsonView(frame.message, label=self.role.lower(), classes="exchange-json")
         else:
@@ -185,6 +199,7 @@ class ExchangeScreen(ModalScreen[None]):
         Binding("escape,q", "close", "Close", id="exchange-close"),
         Binding("y", "copy", "Copy", id="exchange-copy"),
         Binding("w", "save", "Save", id="exchange-save"),
+        Binding("h", "toggle_headers", "Headers", id="exchange-headers"),
     ]
 
     def __init__(self, exchange: Exchange, save: SaveText, *, suggested_path: str) -> None:
@@ -220,11 +235,13 @@ class ExchangeScreen(ModalScreen[None]):
                         id="exchange-response",
                     )
             yield Static(
-                "y copy JSON · w save to a file · tab next tree · esc close", id="exchange-keys"
+                "y copy JSON · w save to a file · h headers · tab next tree · esc close",
+                id="exchange-keys",
             )
 
     def on_mount(self) -> None:
         self._set_wide(self.app.size.width)
+        self.set_class(self.app.size.height >= TALL_ROWS, "-headers")
         trees = self.query(JsonView)
         if trees:
             trees.first().focus()
@@ -255,6 +272,10 @@ class ExchangeScreen(ModalScreen[None]):
 
     def action_save(self) -> None:
         self._save(self.exchange_text(), self._suggested_path)
+
+    def action_toggle_headers(self) -> None:
+        """Show or hide the header fields (the status line stays)."""
+        self.toggle_class("-headers")
 
     def action_close(self) -> None:
         self.dismiss(None)

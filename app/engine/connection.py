@@ -444,7 +444,7 @@ class Connection:
         if isinstance(method, str):
             task_id = frame_task_id(message)
             if "id" not in message:
-                purpose = incoming_purpose("notification", method, task_id)
+                purpose = incoming_purpose("notification", task_id)
                 self._emit_inbound(inbound, method=method, purpose=purpose)
                 self._dispatch_notification(method, message)
                 return
@@ -453,7 +453,7 @@ class Connection:
                 inbound,
                 method=method,
                 exchange=asked.exchange if asked else None,
-                purpose=incoming_purpose("request", method, task_id),
+                purpose=incoming_purpose("request", task_id),
             )
             return
         self._resolve(inbound, message)

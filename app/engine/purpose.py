@@ -59,8 +59,8 @@ def answer_purpose(server_method: str, task_id: str | None) -> str:
     return f"answer to the server's {server_method}{task}"
 
 
-def incoming_purpose(message_kind: str, method: str | None, task_id: str | None) -> str:
+def incoming_purpose(message_kind: str, task_id: str | None) -> str:
     """Why the server sent a request or notification: it is the server's own (`message_kind` is
     "request" or "notification")."""
-    task = f" about task {task_id}" if task_id else ""
-    return f"the server's {method or 'message'} {message_kind}{task}"
+    task = f" (task {task_id})" if task_id else ""
+    return f"the server's own {message_kind}{task}"
