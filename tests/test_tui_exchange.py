@@ -162,6 +162,7 @@ async def test_a_poll_opens_with_its_response_headers_latency_and_purpose(
         assert not any(marker in text for marker in MARKERS)
 
         await pilot.press("y")
+        await wait_for(pilot, lambda: bool(app.clipboard))
         copied = json.loads(app.clipboard)
         assert copied["request"]["message"]["method"] == "tasks/get"
         assert copied["response"]["message"]["result"]["taskId"] == task_id
@@ -175,7 +176,9 @@ async def test_a_poll_opens_with_its_response_headers_latency_and_purpose(
         await wait_for(pilot, lambda: not isinstance(app.screen, ExchangeScreen))
         log = app.query_one(RpcLog)
         await pilot.press("home")
-        while log.cursor_frame is not None and not is_notification(log.cursor_frame):
+        for _ in range(len(log.frames)):
+            if log.cursor_frame is not None and is_notification(log.cursor_frame):
+                break
             await pilot.press("down")
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, ExchangeScreen))
@@ -191,11 +194,11 @@ async def test_tools_call_from_the_picker_and_a_click_on_its_row(legacy_http: st
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot)
         await app.create_task(CreateRequest("build_report", {}, None, True))
-        await wait_for(pilot, lambda: len(app.tasks) == 1)
-        await pilot.press("L")
+        await wait_for(pilot, lambda: finished(app, "build_report"))
+        await wait_for(pilot, lambda: any(f.method == "tasks/result" for f in app.rpc_frames))
+        await pilot.press("L")  # the task is over: the log holds still while we aim at a row
         log = app.query_one(RpcLog)
-        await wait_for(pilot, lambda: any(frame.method == "tools/call" for frame in log.frames))
-        await pilot.press("p")  # paused: the log holds still while we aim at a row
+        await wait_for(pilot, lambda: log.frames == app.rpc_frames)
         index = next(i for i, f in enumerate(log.frames) if f.method == "tools/call")
         log.scroll_to(y=index, animate=False, immediate=True)
         await pilot.pause()
@@ -277,25 +280,31 @@ async def test_v_opens_the_selected_tasks_last_answer(legacy_http: str) -> None:
         assert screen.exchange.request.rpc_id == response.rpc_id
 
 
-async def test_echoed_credentials_never_show_in_the_exchange(tmp_path: Path) -> None:
-    for base in serve("tests.servers.echo_secrets"):
-        app = app_on(secret_target(f"{base}/mcp"))
-        async with app.run_test(size=SIZE) as pilot:
-            await connected(pilot)
-            await app.create_task(CreateRequest("echo", {}, None, False))
-            await open_log_on(
-                pilot, app, lambda f: f.method == "tools/call" and f.direction == "in"
-            )
-            screen = app.screen
-            assert isinstance(screen, ExchangeScreen)
-            await pilot.press("h")  # every header field shown
-            text = shown_text(screen)
-            assert "[redacted]" in text
-            await pilot.press("y")
-            saved = await save_to(pilot, app, tmp_path / "echo.json")
-            for shown in (text, app.clipboard, json.dumps(saved)):
-                assert not any(marker in shown for marker in MARKERS)
-            assert "[redacted]" in app.clipboard
+@pytest.fixture(scope="module")
+def echo_server() -> Iterator[str]:
+    """A server that quotes the credentials it received in every answer (base URL)."""
+    yield from serve("tests.servers.echo_secrets")
+
+
+async def test_echoed_credentials_never_show_in_the_exchange(
+    echo_server: str, tmp_path: Path
+) -> None:
+    app = app_on(secret_target(f"{echo_server}/mcp"))
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot)
+        await app.create_task(CreateRequest("echo", {}, None, False))
+        await open_log_on(pilot, app, lambda f: f.method == "tools/call" and f.direction == "in")
+        screen = app.screen
+        assert isinstance(screen, ExchangeScreen)
+        await pilot.press("h")  # every header field shown
+        text = shown_text(screen)
+        assert "Authorization: [redacted]" in text
+        await pilot.press("y")
+        await wait_for(pilot, lambda: bool(app.clipboard))
+        saved = await save_to(pilot, app, tmp_path / "echo.json")
+        for shown in (text, app.clipboard, json.dumps(saved)):
+            assert not any(marker in shown for marker in MARKERS)
+        assert "you sent: Bearer [redacted]" in app.clipboard  # the echo, redacted
 
 
 def test_the_book_keeps_as_many_exchanges_as_the_log_keeps_rows() -> None:
@@ -384,8 +393,11 @@ async def test_huge_and_hostile_frames_render_plainly_and_cut() -> None:
         assert max(len(line) for line in text.splitlines()) < 25_000
         assert app.is_running  # nothing was parsed as an action
         await pilot.press("y")  # too large to copy: w saves it whole
+        await wait_for(pilot, lambda: bool(app._notifications))
         assert app.clipboard == ""
+        assert "Too large to copy" in next(iter(app._notifications)).message
         await pilot.press("w")
+        await wait_for(pilot, lambda: bool(app.saved))
         ((saved, path),) = app.saved
         assert path == "x.json" and len(saved) > 2 * HUGE
 

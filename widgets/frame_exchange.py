@@ -10,12 +10,13 @@ JSON (OSC 52), `w` saves it through the App.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.style import Style
 from rich.text import Text
-from textual import events
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container, Vertical, VerticalScroll
@@ -259,7 +260,15 @@ class ExchangeScreen(ModalScreen[None]):
         return exchange_json(self.exchange)
 
     def action_copy(self) -> None:
-        text = self.exchange_text()
+        self._copy()
+
+    def action_save(self) -> None:
+        self._save_file()
+
+    @work(group="exchange", exclusive=True, exit_on_error=False)
+    async def _copy(self) -> None:
+        """Copy the exchange, encoded off the event loop (a frame may hold 50 MB)."""
+        text = await asyncio.to_thread(self.exchange_text)
         if len(text) > COPY_LIMIT_CHARS:
             toast(
                 self,
@@ -270,8 +279,11 @@ class ExchangeScreen(ModalScreen[None]):
         self.app.copy_to_clipboard(text)
         toast(self, "Copied the exchange's JSON (OSC 52)", timeout=3)
 
-    def action_save(self) -> None:
-        self._save(self.exchange_text(), self._suggested_path)
+    @work(group="exchange", exclusive=True, exit_on_error=False)
+    async def _save_file(self) -> None:
+        """Hand the exchange, encoded off the event loop, to the App to save."""
+        text = await asyncio.to_thread(self.exchange_text)
+        self._save(text, self._suggested_path)
 
     def action_toggle_headers(self) -> None:
         """Show or hide the header fields (the status line stays)."""
