@@ -9,6 +9,7 @@ cleared by the next good poll. Nothing here asserts on elapsed time, only on wha
 from __future__ import annotations
 
 import html
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,7 @@ from tests.test_markup_injection import (
 )
 from tests.tui_helpers import SIZE, connected, only_task, wait_for
 from widgets.arguments_form import CreateRequest
+from widgets.frame_exchange import ExchangeScreen
 from widgets.json_view import JsonView
 from widgets.task_detail import TextPager
 from widgets.tool_picker import ToolPicker
@@ -225,11 +227,12 @@ async def test_violation_marks_the_task_keeps_its_state_and_clears(wire: str) ->
         assert cell(app, watched.task_id, "message").startswith(
             "protocol violation: unknown task status 'paused'"
         )
-        await pilot.press("v")
-        await pilot.pause(0.2)
-        assert app.detail.active_tab == "raw"
-        frame = static_text(app, "#raw-frame-body")
-        assert frame.startswith("Offending frame") and '"status": "paused"' in frame
+        await pilot.press("v")  # the exchange that carried the offending frame
+        await wait_for(pilot, lambda: isinstance(app.screen, ExchangeScreen))
+        exchange = app.screen.exchange  # type: ignore[attr-defined]
+        assert exchange.response is not None and exchange.response.task_id == watched.task_id
+        assert '"status": "paused"' in json.dumps(exchange.response.message)
+        await pilot.press("escape")
         await wait_for(pilot, lambda: only_task(app).violation is None, timeout=10)
         await pilot.pause(0.3)
         cleared = only_task(app)

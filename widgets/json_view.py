@@ -134,7 +134,7 @@ class JsonView(Tree[JsonChildren | None]):
     def _key_text(self, key: str | int | None) -> Text:
         if key is None:
             return Text()
-        shown = f"[{key}]" if isinstance(key, int) else one_line(key, 40)
+        shown = f"[{key}]" if isinstance(key, int) else one_line(key[:400], 40)
         return Text.assemble((shown, self._style("text-primary")), ": ")
 
     def _container_label(self, key: str | int | None, value: dict[str, Any] | list[Any]) -> Text:
@@ -145,6 +145,14 @@ class JsonView(Tree[JsonChildren | None]):
         return Text.assemble(self._key_text(key), (note, Style(dim=True, italic=True)))
 
     def _label(self, key: str | int | None, value: Any) -> Text:
+        if isinstance(value, str) and len(value) > self.value_width * 2:
+            # A long string is encoded only as far as it is shown: a 50 MB one stays instant.
+            head = json.dumps(value[: self.value_width * 2], ensure_ascii=False)[:-1]
+            return Text.assemble(
+                self._key_text(key),
+                (one_line(head, self.value_width - 1) + "…", self._style("text-success")),
+                (f" ({len(value):,} chars)", Style(dim=True)),
+            )
         if isinstance(value, str):
             shown = one_line(json.dumps(value, ensure_ascii=False), self.value_width)
             variable = "text-success"

@@ -2,20 +2,24 @@
 
 Frames are kept in a bounded deque and only the lines on screen are rendered, so a busy session
 with thousands of polls costs a constant amount per repaint. The App hands frames over in
-batches (`add_frames`) a few times a second; server text goes through `one_line`.
+batches (`add_frames`) a few times a second; server text goes through `one_line`. A cursor row
+(the arrows, PgUp/PgDn, Home/End) stays on its frame as frames arrive and drop; `enter` or a
+click posts `FrameChosen` for the App to open the frame's exchange.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.binding import Binding, BindingType
 from textual.geometry import Size
+from textual.message import Message
 from textual.reactive import var
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -67,7 +71,39 @@ class RpcLog(ScrollView, can_focus=True):
     RpcLog {
         height: 10;
     }
+    RpcLog > .rpc-log--cursor {
+        background: $block-cursor-blurred-background;
+        color: $block-cursor-blurred-foreground;
+    }
+    RpcLog:focus > .rpc-log--cursor {
+        background: $block-cursor-background;
+        color: $block-cursor-foreground;
+        text-style: $block-cursor-text-style;
+    }
     """
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"rpc-log--cursor"}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "enter",
+            "choose",
+            "Open",
+            id="open-frame",
+            tooltip="The exchange of the frame under the cursor: request, response, headers",
+        ),
+        Binding("up", "move(-1)", "Up", show=False),
+        Binding("down", "move(1)", "Down", show=False),
+        Binding("pageup", "move_page(-1)", "Page up", show=False),
+        Binding("pagedown", "move_page(1)", "Page down", show=False),
+        Binding("home", "move_to(0)", "First", show=False),
+        Binding("end", "move_to(-1)", "Newest", show=False),
+    ]
+
+    class FrameChosen(Message):
+        """`enter` or a click on a frame: open its exchange."""
+
+        def __init__(self, frame: Frame) -> None:
+            super().__init__()
+            self.frame = frame
 
     follow: var[bool] = var(True)
     """Scroll to new frames as they arrive (only while already at the bottom)."""
@@ -88,6 +124,8 @@ class RpcLog(ScrollView, can_focus=True):
         self._end_pending = False
         self._at_end_when_fed = True
         """Whether the last batch came in with the view on the newest line (always, when hidden)."""
+        self._cursor: int | None = None
+        """The index of the frame under the cursor; None until the user moves it."""
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, self._on_theme_changed)
@@ -102,6 +140,16 @@ class RpcLog(ScrollView, can_focus=True):
     def max_frames(self) -> int:
         return self._frames.maxlen or 0
 
+    @property
+    def cursor(self) -> int | None:
+        """The index (oldest first) of the frame under the cursor, None before it is moved."""
+        return self._cursor
+
+    @property
+    def cursor_frame(self) -> Frame | None:
+        """The frame under the cursor, if any."""
+        return self._frames[self._cursor] if self._cursor is not None else None
+
     def add_frames(self, frames: Iterable[Frame]) -> None:
         """Append a batch of frames, dropping the oldest beyond the cap, and repaint once."""
         at_end = self._end_pending or self.is_vertical_scroll_end
@@ -110,10 +158,14 @@ class RpcLog(ScrollView, can_focus=True):
         incoming = list(frames)
         if not incoming:
             return
+        on_newest = self._cursor is None or self._cursor == before - 1
         self._frames.extend(incoming)
         dropped = before + len(incoming) - len(self._frames)
         self.virtual_size = Size(LINE_WIDTH, len(self._frames))
-        if self.follow and at_end:
+        if self._cursor is not None:  # stay on the same frame, or on the newest one
+            last = len(self._frames) - 1
+            self._cursor = last if on_newest else max(self._cursor - dropped, 0)
+        if self.follow and at_end and on_newest:
             self._end_pending = True  # the new size is laid out on refresh; scroll after that
             self.call_after_refresh(self._scroll_to_newest)
         elif dropped:  # keep the lines being read where they were
@@ -124,6 +176,7 @@ class RpcLog(ScrollView, can_focus=True):
         """Replace the frames kept with `frames` (the newest `max_frames` of them), e.g. to catch
         up after being hidden, and land on the newest while following."""
         self._frames.clear()
+        self._cursor = None
         self._end_pending = True
         self.add_frames(frames)
 
@@ -139,8 +192,62 @@ class RpcLog(ScrollView, can_focus=True):
     def clear(self) -> None:
         """Forget every frame."""
         self._frames.clear()
+        self._cursor = None
         self.virtual_size = Size(LINE_WIDTH, 0)
         self.refresh()
+
+    # -- the cursor -----------------------------------------------------------------------------
+
+    def move_cursor(self, index: int) -> None:
+        """Put the cursor on frame `index` (clamped; negative counts from the newest) and scroll
+        it into view."""
+        count = len(self._frames)
+        if not count:
+            return
+        self._cursor = max(0, min(index if index >= 0 else count + index, count - 1))
+        height = max(self.scrollable_content_region.height, 1)
+        top = round(self.scroll_y)
+        if self._cursor < top:
+            self.scroll_to(y=self._cursor, animate=False, immediate=True)
+        elif self._cursor >= top + height:
+            self.scroll_to(y=self._cursor - height + 1, animate=False, immediate=True)
+        self.refresh()
+
+    def action_move(self, step: int) -> None:
+        """One row up or down; the first move starts from the edge of what is on screen."""
+        if self._cursor is None:
+            top = round(self.scroll_y)
+            height = self.scrollable_content_region.height
+            self.move_cursor(top if step > 0 else min(top + height, len(self._frames)) - 1)
+            return
+        self.move_cursor(self._cursor + step)
+
+    def action_move_page(self, direction: int) -> None:
+        height = max(self.scrollable_content_region.height - 1, 1)
+        start = self._cursor if self._cursor is not None else round(self.scroll_y)
+        self.move_cursor(max(start + direction * height, 0))
+
+    def action_move_to(self, index: int) -> None:
+        self.move_cursor(index)
+
+    def action_choose(self) -> None:
+        """Open the frame under the cursor (the newest when the cursor was never moved)."""
+        if self._cursor is None:
+            self.move_cursor(-1)
+        frame = self.cursor_frame
+        if frame is not None:
+            self.post_message(self.FrameChosen(frame))
+
+    def on_click(self, event: events.Click) -> None:
+        """A click on a line puts the cursor there and opens its frame."""
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        index = round(self.scroll_y) + offset.y
+        if 0 <= index < len(self._frames):
+            event.stop()
+            self.move_cursor(index)
+            self.post_message(self.FrameChosen(self._frames[index]))
 
     def line_text(self, index: int) -> Text:
         """The log line for the frame at `index` (oldest first), as shown."""
@@ -162,6 +269,8 @@ class RpcLog(ScrollView, can_focus=True):
         style = self.rich_style
         if index >= len(self._frames):
             return Strip.blank(width, style)
+        if index == self._cursor:
+            style = style + self.get_component_rich_style("rpc-log--cursor")
         segments = self.line_text(index).render(self.app.console)
         strip = Strip(Segment.apply_style(segments, style))
         return strip.crop_extend(scroll_x, scroll_x + width, style)

@@ -29,6 +29,7 @@ from app.engine.envelopes import (
     response_problem,
 )
 from app.engine.negotiate import EraPreference, negotiate, stamp_modern
+from app.engine.purpose import answer_purpose, incoming_purpose, request_purpose
 from app.engine.redact import Redactor
 from app.engine.rpc_types import (
     CloseListener,
@@ -52,6 +53,10 @@ LATE_IDS_REMEMBERED = 256
 MAX_LIST_PAGES = 100
 TOOLS_REMEMBERED = 10_000
 
+_EXCHANGES = itertools.count(1)
+"""Numbers every exchange (a request and its response) of the process, across connections, so
+a reconnect that starts JSON-RPC ids at 1 again never pairs a response with an older request."""
+
 
 @dataclass(slots=True)
 class _Pending:
@@ -59,7 +64,19 @@ class _Pending:
     reason: str
     sent_at: float
     future: asyncio.Future[dict[str, Any]]
+    exchange: int
+    purpose: str
     task_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _ServerRequest:
+    """A server→client request being answered: what our answer's frame is reported with."""
+
+    method: str
+    exchange: int
+    received_at: float
+    task_id: str | None
 
 
 @dataclass(slots=True)
@@ -113,7 +130,7 @@ class Connection:
         self._out_reasons: dict[int, str] = {}
         self._handlers = _Handlers()
         self._server_requests: dict[str | int, asyncio.Task[None]] = {}
-        self._server_methods: dict[str | int, str] = {}
+        self._server_asked: dict[str | int, _ServerRequest] = {}
         self._tool_headers: dict[str, ToolHeaders] = {}
         """SEP-2243 header parameters of every tool seen in a `tools/list` answer."""
         self._tools_listed = False
@@ -322,12 +339,15 @@ class Connection:
         message = envelope(method, params, rpc_id)
         loop = asyncio.get_running_loop()
         future: asyncio.Future[dict[str, Any]] = loop.create_future()
+        task_id = frame_task_id(message)
         self._pending[rpc_id] = _Pending(
             method=method,
             reason=reason,
             sent_at=time.monotonic(),
             future=future,
-            task_id=frame_task_id(message),
+            exchange=next(_EXCHANGES),
+            purpose=request_purpose(method, reason, task_id),
+            task_id=task_id,
         )
         timer: asyncio.TimerHandle | None = None
         try:
@@ -371,37 +391,91 @@ class Connection:
     def on_outgoing(self, message: dict[str, Any], headers: Mapping[str, str]) -> None:
         """Report a message the transport is about to put on the wire."""
         rpc_id = message.get("id")
-        is_response = "method" not in message
-        pending = self._pending.get(rpc_id) if rpc_id is not None and not is_response else None
         reason = self._out_reasons.get(id(message))
+        if "method" not in message:
+            self._emit_answer(message, headers, reason)
+            return
+        pending = self._pending.get(rpc_id) if rpc_id is not None else None
         method = message.get("method")
-        if is_response:
-            method = self._server_methods.get(rpc_id) if isinstance(rpc_id, str | int) else None
+        reason = reason or (pending.reason if pending else None)
+        if pending is not None:
+            purpose: str | None = pending.purpose
+        elif isinstance(method, str):  # a notification
+            purpose = request_purpose(method, reason or "", frame_task_id(message))
+        else:
+            purpose = None
         self._emit(
             direction="out",
             message=message,
             method=method if isinstance(method, str) else None,
-            reason=reason or (pending.reason if pending else None),
+            reason=reason,
             headers=headers,
             task_id=pending.task_id if pending else None,
             task_id_known=pending is not None,
+            exchange=pending.exchange if pending else None,
+            purpose=purpose,
+        )
+
+    def _emit_answer(
+        self, message: dict[str, Any], headers: Mapping[str, str], reason: str | None
+    ) -> None:
+        """Report our response to a server request, paired with that request."""
+        rpc_id = message.get("id")
+        asked = self._server_asked.get(rpc_id) if isinstance(rpc_id, str | int) else None
+        self._emit(
+            direction="out",
+            message=message,
+            method=asked.method if asked else None,
+            reason=reason,
+            headers=headers,
+            latency_ms=(time.monotonic() - asked.received_at) * 1000 if asked else None,
+            task_id=asked.task_id if asked else None,
+            exchange=asked.exchange if asked else None,
+            purpose=answer_purpose(asked.method, asked.task_id) if asked else None,
         )
 
     def on_incoming(self, inbound: Inbound) -> None:
         """Route one received message: resolve a request, run a handler or call listeners."""
         message = inbound.message
         if message is None:
-            self._emit_inbound(inbound, error=inbound.error or "unparseable message")
+            self._emit_failure(inbound)
             return
         method = message.get("method")
         if isinstance(method, str):
-            self._emit_inbound(inbound, method=method)
-            if "id" in message:
-                self._start_server_request(method, message)
-            else:
+            task_id = frame_task_id(message)
+            if "id" not in message:
+                purpose = incoming_purpose("notification", task_id)
+                self._emit_inbound(inbound, method=method, purpose=purpose)
                 self._dispatch_notification(method, message)
+                return
+            asked = self._start_server_request(method, message, task_id)
+            self._emit_inbound(
+                inbound,
+                method=method,
+                exchange=asked.exchange if asked else None,
+                purpose=incoming_purpose("request", task_id),
+            )
             return
         self._resolve(inbound, message)
+
+    def _emit_failure(self, inbound: Inbound) -> None:
+        """Report what came instead of a message (an HTTP failure, garbage), paired with the
+        request it answers when the transport knows which (the one request of a POST)."""
+        error = inbound.error or "unparseable message"
+        pending = self._pending.get(inbound.answers) if inbound.answers is not None else None
+        if pending is None:
+            self._emit_inbound(inbound, error=error)
+            return
+        self._emit_inbound(
+            inbound,
+            method=pending.method,
+            reason=pending.reason,
+            latency_ms=(time.monotonic() - pending.sent_at) * 1000,
+            error=error,
+            task_id=pending.task_id,
+            exchange=pending.exchange,
+            purpose=pending.purpose,
+        )
 
     def on_request_failed(self, rpc_id: str | int, error: TransportError) -> None:
         """A request got an HTTP failure instead of a JSON-RPC answer."""
@@ -467,6 +541,8 @@ class Connection:
             latency_ms=latency,
             error=body_error,
             task_id=pending.task_id,
+            exchange=pending.exchange,
+            purpose=pending.purpose,
         )
         if pending.future.done():
             return
@@ -497,19 +573,24 @@ class Connection:
                 self._learn_tools(message["result"])
             pending.future.set_result(message["result"])
 
-    def _start_server_request(self, method: str, message: dict[str, Any]) -> None:
+    def _start_server_request(
+        self, method: str, message: dict[str, Any], task_id: str | None
+    ) -> _ServerRequest | None:
+        """Answer a server request in its own task; None when its id cannot be answered."""
         rpc_id = message["id"]
         if not isinstance(rpc_id, str | int):
-            return
+            return None
+        asked = _ServerRequest(method, next(_EXCHANGES), time.monotonic(), task_id)
         task = asyncio.create_task(self._answer(method, message), name=f"answer {method}")
         self._server_requests[rpc_id] = task
-        self._server_methods[rpc_id] = method
+        self._server_asked[rpc_id] = asked
 
         def forget(_: asyncio.Task[None]) -> None:
             self._server_requests.pop(rpc_id, None)
-            self._server_methods.pop(rpc_id, None)
+            self._server_asked.pop(rpc_id, None)
 
         task.add_done_callback(forget)
+        return asked
 
     async def _answer(self, method: str, message: dict[str, Any]) -> None:
         rpc_id = message["id"]
@@ -581,6 +662,8 @@ class Connection:
         latency_ms: float | None = None,
         error: str | None = None,
         task_id: str | None = None,
+        exchange: int | None = None,
+        purpose: str | None = None,
     ) -> None:
         self._emit(
             direction="in",
@@ -593,6 +676,8 @@ class Connection:
             headers=inbound.headers,
             error=error,
             task_id=task_id,
+            exchange=exchange,
+            purpose=purpose,
         )
 
     def _emit(
@@ -609,6 +694,8 @@ class Connection:
         error: str | None = None,
         task_id: str | None = None,
         task_id_known: bool = False,
+        exchange: int | None = None,
+        purpose: str | None = None,
     ) -> None:
         """Report one frame to the listeners; `task_id_known` when `task_id` was already read
         from this very message (an outgoing request), so it is not looked for again."""
@@ -630,6 +717,8 @@ class Connection:
             http_status=http_status,
             headers=self._redactor.headers(headers) if headers else {},
             error=self._redactor.text(error) if error is not None else None,
+            exchange=exchange,
+            purpose=redact(purpose) if purpose is not None else None,
         )
         for listener in list(self._handlers.frames):
             try:

@@ -156,6 +156,8 @@ def frame_json(frame: Frame) -> dict[str, Any]:
         "message": frame.message,
         "raw": frame.raw,
         "error": frame.error,
+        "exchange": frame.exchange,
+        "purpose": frame.purpose,
     }
 
 
@@ -272,6 +274,8 @@ def _frame(body: dict[str, Any], at: float) -> Frame:
         http_status=_integer(body.get("httpStatus")),
         headers={str(k): str(v) for k, v in headers.items()} if isinstance(headers, dict) else {},
         error=_text(body.get("error")),
+        exchange=_integer(body.get("exchange")),
+        purpose=_text(body.get("purpose")),
     )
 
 

@@ -65,6 +65,11 @@ class Frame:
     http_status: int | None
     headers: dict[str, str]
     error: str | None
+    exchange: int | None = None
+    """Numbers a request and its response (or a server request and our answer) alike, unique in
+    the process across connections; None for notifications and frames that answer nothing."""
+    purpose: str | None = None
+    """Why it was sent, in words ("poll of task X, on the poller's schedule"); see purpose.py."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -146,16 +146,24 @@ def _one_line_short(text: str, width: int) -> str:
     return _one_line(text, width)
 
 
+ONE_LINE_SCAN_PER_CELL = 16
+"""`one_line` cleans at most this many characters per cell of its width (plus a margin): a line
+of 60 cells never costs a pass over a 50 MB string; a string cut there ends in "…"."""
+
+
 def _one_line(text: Any, width: int) -> str:
     if width <= 0:
         return ""
-    cleaned = clean_text(text)
+    text = _to_str(text)
+    scan = width * ONE_LINE_SCAN_PER_CELL + ONE_LINE_CACHED_LEN
+    cut = len(text) > scan
+    cleaned = clean_text(text[:scan] if cut else text)
     cells = 0
     for index, char in enumerate(cleaned):
         cells += get_character_cell_size(char)
         if cells > width:
             return _cut_cells(cleaned[:index], width - 1) + ELLIPSIS
-    return cleaned
+    return _cut_cells(cleaned, width - 1) + ELLIPSIS if cut else cleaned
 
 
 def _cut_cells(text: str, width: int) -> str:

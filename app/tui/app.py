@@ -37,6 +37,7 @@ from app.engine.sanitize import clean_text, one_line
 from app.tui.bindings import APP_BINDINGS, LIST_BINDINGS
 from app.tui.commands import TaskCommands
 from app.tui.config import TuiConfig
+from app.tui.exchanges import ExchangeBook, task_frame
 from app.tui.loading import DeferredSource, History, LoadingSource
 from app.tui.messages import (
     Batcher,
@@ -185,6 +186,9 @@ class TaskscopeApp(App[int]):
         self._source_closed = False
         self._table_synced_at = float("-inf")
         self._frames: deque[Frame] = deque(maxlen=self.config.rpc_log)
+        self._exchanges = ExchangeBook(self.config.rpc_log)
+        """The frames paired into exchanges, for opening one from the RPC log (as many as it
+        keeps rows, so bounded too)."""
         self._updates = Batcher(self._post_updates)
         """Paces everything that redraws the table: event batches and the clock."""
         self._clock_due = False
@@ -484,6 +488,7 @@ class TaskscopeApp(App[int]):
         """Keep the frames for the RPC log, and show them if the log is on screen (a hidden log
         catches up when shown again, so it never costs a layout pass while hidden)."""
         self._frames.extend(frames)
+        self._exchanges.add(frames)
         if self._rpc_log_shown():
             assert self._rpc_log is not None
             self._rpc_log.add_frames(frames)
@@ -1110,9 +1115,27 @@ class TaskscopeApp(App[int]):
             self._rpc_log_behind = False
             self.mount(self._rpc_log, before=self.query_one(KeyFooter))
         self.screen.toggle_class("-show-rpc")
-        if self._rpc_log_behind and self._rpc_log_shown():
+        if not self._rpc_log_shown():
+            if self._rpc_log.has_focus:
+                self.table.focus()
+            return
+        if self._rpc_log_behind:
             self._rpc_log.set_frames(self._frames)
             self._rpc_log_behind = False
+        self._rpc_log.focus()
+
+    def on_rpc_log_frame_chosen(self, message: RpcLog.FrameChosen) -> None:
+        """Enter or a click on a line of the RPC log: open that frame's exchange."""
+        self.open_exchange(message.frame)
+
+    def open_exchange(self, frame: Frame) -> None:
+        """Open the exchange view on `frame` with its partner frame (if still kept)."""
+        from app.tui.export import default_path
+        from widgets.frame_exchange import ExchangeScreen
+
+        exchange = self._exchanges.find(frame)
+        suggested = default_path("taskscope-exchange", self.clock())
+        self.push_screen(ExchangeScreen(exchange, self._save, suggested_path=suggested))
 
     def _rpc_log_shown(self) -> bool:
         """Whether the RPC log has been built and its screen shows it."""
@@ -1148,8 +1171,17 @@ class TaskscopeApp(App[int]):
             screen.add_class("-zoom-detail")
 
     def action_show_frame(self) -> None:
-        """Open the detail's Raw tab: a violation's offending frame, else the last frame."""
-        if self._detail is not None:
+        """Open the exchange of the selected task's offending (else last) frame, as the RPC log
+        does; the detail's Raw tab when no frame about it is kept (a replay without frames)."""
+        selected = self.table.selected_task_id
+        watched = self.tasks.get(selected) if selected is not None else None
+        if watched is None:
+            return
+        offending = watched.violation.frame if watched.violation is not None else None
+        frame = task_frame(self._frames, watched.task_id, offending)
+        if frame is not None:
+            self.open_exchange(frame)
+        elif self._detail is not None:
             self._detail.show_tab("raw")
 
     def action_toggle_help(self) -> None:

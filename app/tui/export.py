@@ -1,8 +1,10 @@
-"""The JSON taskscope copies, saves and exports for a set of watched tasks.
+"""The JSON taskscope copies, saves and exports for a set of watched tasks, and for one RPC
+exchange.
 
 `tasks_json` is what `y` copies and `w` saves: each task as the protocol names its fields plus
-the server's raw last state. `export_json` adds what only this client saw: the watch status,
-counters and timeline. Both are plain data; writing goes through `write_json`.
+the server's raw last state; `exchange_json` what they copy and save from the exchange view.
+`export_json` adds what only this client saw: the watch status, counters and timeline. All are
+plain data; writing goes through `write_json`.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 
 from app.engine import deep_json
 from app.engine.task_json import task_json
+from app.tui.exchanges import Exchange
 from app.tui.state import WatchedTask
 
 
@@ -80,3 +83,20 @@ def write_json(path: str, text: str) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(text + "\n", encoding="utf-8")
     return target.resolve()
+
+
+def exchange_json(exchange: Exchange) -> str:
+    """One RPC exchange as indented JSON, what the exchange view copies and saves: why it was
+    sent, the latency, and each frame as `--trace-frames` writes it (already redacted)."""
+    from app.engine.recording import frame_json
+
+    first = exchange.frames[0]
+    document: dict[str, Any] = {
+        "method": first.method,
+        "taskId": first.task_id,
+        "purpose": first.purpose,
+        "latencyMs": exchange.response.latency_ms if exchange.response else None,
+        "request": frame_json(exchange.request) if exchange.request else None,
+        "response": frame_json(exchange.response) if exchange.response else None,
+    }
+    return deep_json.dumps_utf8(document, indent=2, default=str)

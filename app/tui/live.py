@@ -28,6 +28,7 @@ from app.engine.events import TaskEvent
 from app.engine.models import InputRequest
 from app.engine.negotiate import EraPreference
 from app.engine.poller import Poller
+from app.engine.purpose import sent_for
 from app.engine.reconnect import ConnectionEvent, ReconnectPolicy
 from app.engine.recorder import Recorder, redactor_for
 from app.engine.redact import Redactor
@@ -247,7 +248,7 @@ class LiveSource:
         if self._tools is not None:
             return self._tools
         legacy = self._require_adapter().capabilities.wire == "legacy"
-        with self.shown.errors():
+        with self.shown.errors(), sent_for("for the tool picker"):
             listed = await self._session.list_tools()
         tools: list[ToolInfo] = []
         for tool in listed:
@@ -266,7 +267,7 @@ class LiveSource:
         """A task-augmented call (the task is watched at once), or a plain synchronous one."""
         adapter = self._require_adapter()
         tool = self.shown.real_name(tool)
-        with self.shown.errors():
+        with self.shown.errors(), sent_for("from the tool picker"):
             if not as_task:
                 result = await adapter.call_tool(tool, arguments)
                 return self.shown.value(CreateOutcome(task=None, sync_result=result, raw=result))
@@ -279,7 +280,7 @@ class LiveSource:
     async def cancel(self, task_id: str) -> None:
         """`tasks/cancel`: legacy's answer is applied at once; extension keeps polling."""
         task_id = self.shown.real_name(task_id)
-        with self.shown.errors():
+        with self.shown.errors(), sent_for("asked for in the task list (cancel)"):
             cancelled = await self._require_adapter().cancel(task_id)
         self._require_poller().mark_cancel_requested(task_id, cancelled)
 

@@ -52,7 +52,8 @@ class Inbound:
     answers: str | int | None = None
     """The request an error response answers although its own `id` does not name it (an HTTP
     POST carries one request, so the lone error in its answer is that request's, whatever its id
-    says: servers send `null` or a string such as "server-error")."""
+    says: servers send `null` or a string such as "server-error"); for an HTTP failure with no
+    message, the request of the POST that failed."""
 
 
 class TransportSink(Protocol):

@@ -264,7 +264,13 @@ class StreamableHttpTransport:
         if 300 <= status < 400:
             failure = http_failure(response, "")
             self._sink_incoming(
-                Inbound(message=None, error=failure.message, http_status=status, headers=headers)
+                Inbound(
+                    message=None,
+                    error=failure.message,
+                    http_status=status,
+                    headers=headers,
+                    answers=rpc_id,
+                )
             )
             return failure
         if status < 400 and "text/event-stream" in headers.get("content-type", ""):
@@ -294,6 +300,7 @@ class StreamableHttpTransport:
                     http_status=status,
                     headers=headers,
                     retry_after=failure.retry_after,
+                    answers=rpc_id,
                 )
             )
             return failure

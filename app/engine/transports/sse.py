@@ -90,6 +90,8 @@ class SseTransport:
                 response_headers = dict(response.headers)
         except client.errors as exc:
             raise TransportError("closed", f"HTTP request failed: {exc!r}") from exc
+        sent_id = message.get("id")
+        rpc_id = sent_id if "method" in message and isinstance(sent_id, str | int) else None
         self._sink.on_incoming(
             Inbound(
                 message=None,
@@ -98,10 +100,10 @@ class SseTransport:
                 http_status=status,
                 headers=response_headers,
                 retry_after=failure.retry_after,
+                answers=rpc_id,
             )
         )
-        rpc_id = message.get("id")
-        if "method" in message and isinstance(rpc_id, str | int):
+        if rpc_id is not None:
             self._sink.on_request_failed(rpc_id, failure)
         else:
             raise failure
