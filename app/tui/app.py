@@ -96,6 +96,13 @@ class TaskList(TaskTable):
     BINDINGS: ClassVar[list[BindingType]] = LIST_BINDINGS
 
 
+def _is_roots(request: InputRequest) -> bool:
+    """A `roots/list` request: answered from the configuration, never put to the user."""
+    from app.engine.models import InputKind
+
+    return request.kind is InputKind.ROOTS
+
+
 def describe(exc: BaseException) -> str:
     """An exception as one short line of plain text for toasts and the header, with the next
     thing to try when the engine named one (a failed connect)."""
@@ -122,7 +129,6 @@ class TaskscopeApp(App[int]):
         clock: Clock = time.time,
         config: TuiConfig | None = None,
         remember_tasks: bool = True,
-        roots: Sequence[str] = (),
         tick_interval: float = TICK_INTERVAL_S,
         history: History | None = None,
     ) -> None:
@@ -135,7 +141,6 @@ class TaskscopeApp(App[int]):
         self.clock = clock
         self.config = config or TuiConfig()
         self.remember_tasks = remember_tasks
-        self.roots = tuple(roots)
         self.tick_interval = tick_interval
         self.tasks = TasksState(timeline_cap=self.config.timeline)
         """Every watched task; the App is its only writer."""
@@ -395,13 +400,17 @@ class TaskscopeApp(App[int]):
             self.bell()
 
     def _announce_input(self, task_id: str, request: InputRequest) -> None:
-        """A task waits on the user: remember the request, toast and ring the bell once."""
+        """A task waits on the user: remember the request, toast and ring the bell once; a
+        `roots/list` is answered at once from the configuration instead (nobody is asked)."""
         ident = (task_id, request.key)
         self._requests[ident] = request
         self._received_at.setdefault(ident, self.clock())
         if ident in self._announced or self.readonly:
             return
         self._announced.add(ident)
+        if _is_roots(request):
+            self._answer_roots(request)
+            return
         question = one_line(request.message or request.method, 80)
         self._announce(
             f"{one_line(task_id, 24)} needs input: {question}  (enter on its row; i: inbox)",
@@ -415,6 +424,10 @@ class TaskscopeApp(App[int]):
         if ident in self._announced:
             return
         self._announced.add(ident)
+        if _is_roots(request):
+            if not self.readonly:
+                self._answer_roots(request)
+            return
         if self.config.bell:
             self.bell()
         self._answer(request)
@@ -902,6 +915,14 @@ class TaskscopeApp(App[int]):
     async def _answer(self, request: InputRequest) -> None:
         await self.answer_request(request)
 
+    @work(group="input", exit_on_error=False, name="roots/list")
+    async def _answer_roots(self, request: InputRequest) -> None:
+        """Answer a `roots/list` from `--root` at once; the timeline says what was sent (a
+        question outside any task gets a short toast saying so)."""
+        sent = await self.source.answer_roots(request)
+        if sent is not None and not request.task_id and self.config.toasts:
+            toast(self, sent, title="roots/list", timeout=4)
+
     async def answer_request(self, request: InputRequest) -> dict[str, Any] | None:
         """Open the modal for one input request (the input modals' entry point); call it from a
         worker. The acknowledged response, or None when nothing was sent."""
@@ -923,7 +944,6 @@ class TaskscopeApp(App[int]):
             submit=submit,
             server=self.info.server_name if self.info else "",
             draft=self.source.staged_answer(request),
-            roots=self.roots,
             reject=reject,
         )
 
