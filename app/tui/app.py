@@ -257,6 +257,11 @@ class TaskscopeApp(App[int]):
             "Faults only", "Show only tasks needing care", self.action_toggle_faults
         )
         yield SystemCommand("RPC log", "Show or hide the frame log", self.action_toggle_log)
+        yield SystemCommand(
+            "Clear forgotten",
+            "Remove the rows of tasks the server no longer knows",
+            self.action_clear_gone,
+        )
 
     # ------------------------------------------------------------------ the engine worker
 
@@ -334,7 +339,9 @@ class TaskscopeApp(App[int]):
     def _resume_known(self) -> None:
         """Adopt every task id remembered for this server; the poller finds out which live."""
         assert self.known is not None
-        for entry in self.known.load():
+        entries = self.known.load()
+        self.tasks.known_before(entry.task_id for entry in entries)
+        for entry in entries:
             if entry.tool:
                 self._known_tools[entry.task_id] = entry.tool
             self.source.adopt(entry.task_id)
@@ -378,8 +385,17 @@ class TaskscopeApp(App[int]):
         if event.kind == "created" and task_id not in self._synthetic and self.known is not None:
             tool = event.task.tool_name if event.task is not None else None
             self.known.remember(task_id, tool)
-        elif event.kind == "expired" and self.known is not None:
-            self.known.drop({task_id})
+        elif event.kind == "expired":
+            if self.known is not None:
+                self.known.drop({task_id})
+            watched = self.tasks.get(task_id)
+            if watched is not None and watched.not_found:
+                toast(
+                    self,
+                    f"The server does not know the id {one_line(task_id, 40)}.",
+                    title="Not found",
+                    severity="warning",
+                )
         elif event.kind == "input_needed" and event.input_request is not None:
             self._announce_input(task_id, event.input_request)
         elif event.kind == "transition" and event.task is not None and event.task.is_terminal:
@@ -739,6 +755,20 @@ class TaskscopeApp(App[int]):
             self._refresh_view()
             toast(self, f"Forgot {len(targets)} task{'s' if len(targets) != 1 else ''}", timeout=3)
 
+    def action_clear_gone(self) -> None:
+        """Remove every row the server no longer knows (forgotten, expired, not found), and
+        their ids from the known-task store."""
+        gone = [watched.task_id for watched in self.tasks.tasks.values() if watched.gone]
+        for task_id in gone:
+            self._dismissed.add(task_id)
+            self.tasks.forget(task_id)
+            self.marked.discard(task_id)
+        if self.known is not None and gone:
+            self.known.drop(set(gone))
+        self._refresh_view()
+        count = len(gone)
+        toast(self, f"Cleared {count} row{'s' if count != 1 else ''} the server no longer knows")
+
     # ------------------------------------------------------------------ marks
 
     def action_toggle_mark(self) -> None:
@@ -774,24 +804,24 @@ class TaskscopeApp(App[int]):
 
     def action_export_tasks(self) -> None:
         """Export the marked (or selected) tasks' lives: Markdown, or JSON for a `.json` path."""
-        from app.engine.export import export_file_name, render, task_lives
-        from app.tui.export import default_path, export_json
+        from app.engine.export import export_file_name, render
+        from app.tui.export import default_path, export_json, shown_lives
         from widgets.confirm import TextPrompt
 
-        task_ids = [watched.task_id for watched in self._targets()]
-        if not task_ids:
+        targets = self._targets()
+        if not targets:
             return
         if self.history is None:
             server = self.info.label if self.info else ""
-            targets = self._targets()
             text = export_json(targets, server=server, at=self.clock())
             self._save(text, default_path("taskscope-export", self.clock()))
             return
         history = self.history
+        task_ids = [watched.task_id for watched in targets]
 
         def export(path: str | None) -> None:
             if path is not None:
-                lives = task_lives(history(), task_ids)
+                lives = shown_lives(history(), targets)
                 json_wanted = path.lower().endswith(".json")
                 text = render(lives, "json" if json_wanted else "md")
                 self._write_file(path, text.rstrip("\n"))
