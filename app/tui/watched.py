@@ -278,7 +278,8 @@ def apply_event(
     elif event.kind == "input_answered" and event.input_request is not None:
         changes["answered_inputs"] = watched.answered_inputs | {event.input_request.key}
     if event.kind == "stopped":
-        changes["stopped"] = event.detail or "watch ended"
+        lost = watched.not_found and event.detail == "expired"
+        changes["stopped"] = "not found" if lost else event.detail or "watch ended"
         changes["next_poll"] = None
         changes["next_poll_at"] = None
 
