@@ -607,7 +607,9 @@ def test_legacy_input_on_the_call_stream_is_answered_before_the_task_exists(
         ("legacy", ("--interactive", "--yes"), {}),
     ],
 )
-def test_unanswerable_input_exits_6(wire: str, flags: tuple[str, ...], env: dict[str, str]) -> None:
+def test_unanswerable_input_is_declined_to_the_server_and_exits_6(
+    wire: str, flags: tuple[str, ...], env: dict[str, str]
+) -> None:
     run = run_cli(
         "tools",
         "call",
@@ -620,10 +622,43 @@ def test_unanswerable_input_exits_6(wire: str, flags: tuple[str, ...], env: dict
         env=clean_env(**env),
     )
     assert run.code == 6, run.stderr
-    assert run.document["outcome"] == "input-required"
-    (unanswered,) = run.document["unansweredInput"]
-    assert unanswered["method"] == "elicitation/create"
-    assert "Describe the server" in unanswered["message"]
+    assert "declining it" in run.stderr
+    (declined,) = run.document["declinedInput"]
+    assert declined["method"] == "elicitation/create"
+    assert "Describe the server" in declined["message"]
+    # The server got the decline: the tool went on as it does when the user declines.
+    assert run.document["outcome"] == "completed"
+    assert "Provisioning abandoned (decline)." in json.dumps(run.document["task"]["result"])
+
+
+@pytest.mark.parametrize("wire", ["legacy", "extension"])
+def test_a_plain_call_declines_what_it_cannot_answer_over_http(
+    wire: str, legacy_url: str, extension_url: str
+) -> None:
+    url = legacy_url if wire == "legacy" else extension_url
+    run = run_cli("tools", "call", "--url", url, "--tool-name", "provision_server")
+    assert run.code == 6, run.stderr
+    assert run.document["content"][0]["text"] == "Provisioning abandoned (decline)."
+
+
+def test_a_declined_extension_task_ends_on_the_server_as_declined(extension_url: str) -> None:
+    run = run_cli(
+        "tools",
+        "call",
+        "--url",
+        extension_url,
+        "--tool-name",
+        "provision_server",
+        "--task",
+        "--task-watch",
+        env=clean_env(CI="true"),
+    )
+    assert run.code == 6, run.stderr
+    task_id = run.document["taskId"]
+    seen = run_cli("tasks", "get", "--url", extension_url, "--task-id", task_id)
+    assert seen.code == 0, seen.stderr
+    assert seen.document["task"]["status"] == "completed"
+    assert "Provisioning abandoned (decline)." in json.dumps(seen.document["task"]["result"])
 
 
 def test_scripted_answer_that_breaks_the_schema_is_not_sent(tmp_path: Path) -> None:
@@ -650,21 +685,49 @@ def test_scripted_answer_that_breaks_the_schema_is_not_sent(tmp_path: Path) -> N
     assert any("admin_email" in p for p in run.document["answerProblems"])
 
 
-def test_roots_are_answered_from_root_flags(tmp_path: Path, extension_url: str) -> None:
+@pytest.mark.parametrize("wire", ["legacy", "extension"])
+def test_roots_are_answered_from_root_flags(
+    wire: str, tmp_path: Path, legacy_url: str, extension_url: str
+) -> None:
+    url = legacy_url if wire == "legacy" else extension_url
+    root = tmp_path / "workspace"
+    root.mkdir()
     run = run_cli(
         "tools",
         "call",
         "--url",
-        extension_url,
+        url,
         "--tool-name",
         "index_workspace",
         "--task",
         "--task-watch",
         "--root",
-        str(tmp_path),
+        str(root),
+        env=clean_env(CI="true"),  # never prompted: roots are configuration
     )
     assert run.code == 0, run.stderr
-    assert tmp_path.as_uri() in json.dumps(run.document["task"]["result"])
+    assert f"roots/list answered with 1 root: {root.as_uri()}" in run.stderr
+    assert root.as_uri() in json.dumps(run.document["task"]["result"])
+
+
+def test_without_root_flags_the_roots_capability_is_not_declared(tmp_path: Path) -> None:
+    trace = tmp_path / "frames.ndjson"
+    run = run_cli(
+        "tools",
+        "call",
+        *demo("legacy", "--speed", "20"),
+        "--tool-name",
+        "index_workspace",
+        "--task",
+        "--task-watch",
+        "--trace-frames",
+        str(trace),
+    )
+    assert run.code == 0, run.stderr
+    frames = [json.loads(line) for line in trace.read_text().splitlines()]
+    (initialize,) = [f for f in frames if f.get("message", {}).get("method") == "initialize"]
+    assert "roots" not in initialize["message"]["params"]["capabilities"]
+    assert "No roots were given" in json.dumps(run.document["task"]["result"])
 
 
 # -- pacing ---------------------------------------------------------------------------------------

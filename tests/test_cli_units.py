@@ -19,6 +19,7 @@ from app.cli.target import target_from_args
 from app.cli.watch import WatchReport, outcome_of_stop
 from app.engine.input_text import root_entries
 from app.engine.models import InputKind, InputRequest
+from app.engine.roots import roots_answer
 from app.engine.targets import HttpTarget, StdioTarget
 
 FORM_SCHEMA: dict[str, Any] = {
@@ -204,27 +205,45 @@ def root_dir(tmp_path: Path) -> tuple[str, str, str]:
     return str(tmp_path), tmp_path.resolve().as_uri(), tmp_path.name
 
 
-async def test_roots_come_from_root_flags_or_an_empty_list(root_dir: tuple[str, str, str]) -> None:
+async def test_roots_come_from_root_flags_and_are_never_prompted(
+    root_dir: tuple[str, str, str],
+) -> None:
     path, uri, name = root_dir
     entries = root_entries([path])
     assert entries == [{"uri": uri, "name": name}]
-    reply = await Responder(roots=entries).reply(roots_request())
-    assert reply is not None and reply.response == {"roots": entries}
-    declined = await Responder().reply(roots_request())
-    assert declined is not None and declined.response == {"roots": []}
+    prompter = Prompter(io.StringIO(""), io.StringIO())
+    reply = await Responder(roots=entries, prompter=prompter).reply(roots_request())
+    assert reply.source == "roots" and reply.response == {"roots": entries}
+    assert prompter.stdin.read() == ""  # nothing was asked
 
 
-async def test_without_prompter_or_rule_input_stays_unanswered() -> None:
-    assert await Responder().reply(form()) is None
+def test_roots_answer_without_roots_is_the_spec_error_on_legacy_and_empty_on_extension(
+    root_dir: tuple[str, str, str],
+) -> None:
+    path, uri, _name = root_dir
+    given = roots_answer(roots_request(), root_entries([path]))
+    assert given.response == {"roots": root_entries([path])}
+    assert given.summary == f"roots/list answered with 1 root: {uri}"
+    legacy = roots_answer(roots_request(), [])
+    assert legacy.response is None and "-32601" in legacy.summary
+    extension = roots_request().model_copy(update={"wire": "extension", "task_id": "t"})
+    assert roots_answer(extension, []).response == {"roots": []}
+
+
+async def test_without_prompter_or_rule_input_is_declined() -> None:
+    reply = await Responder().reply(form())
+    assert reply.source == "declined" and reply.response == {"action": "decline"}
+    sampling = form().model_copy(update={"method": "sampling/createMessage"})
+    assert (await Responder().reply(sampling)).reject
 
 
 async def test_prompted_answer_and_closed_terminal() -> None:
     prompter = Prompter(io.StringIO("\nAda\n2\n"), io.StringIO())
     reply = await Responder(prompter=prompter).reply(form())
-    assert reply is not None and reply.source == "prompt"
+    assert reply.source == "prompt"
     assert reply.response == {"action": "accept", "content": {"name": "Ada", "size": "m"}}
     closed = Responder(prompter=Prompter(io.StringIO(""), io.StringIO()))
-    assert await closed.reply(form()) is None
+    assert (await closed.reply(form())).source == "declined"
     assert closed.prompter is None  # never prompts again once input ended
 
 

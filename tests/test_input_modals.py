@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from textual import work
 from textual.widgets import Button, Input, Select, Static, TextArea
 
-from app.engine.input_text import roots_response
 from app.engine.models import InputKind, InputRequest
 from app.tui.inputs import input_screen, open_input
 from tests.input_host import FakeSubmit, InputHost, form_request
@@ -327,18 +327,12 @@ async def test_open_input_returns_the_acknowledged_answer() -> None:
     assert app.results == [{"action": "accept", "content": {"ok": True}}]
 
 
-async def test_open_input_answers_roots_without_a_modal(tmp_path: Any) -> None:
-    submit = FakeSubmit()
+def test_roots_never_get_a_modal() -> None:
     request = InputRequest(
         key="r", kind=InputKind.ROOTS, method="roots/list", params={}, wire="legacy"
     )
-    app = OpenInputHost(request, submit, roots=[str(tmp_path)])
-    async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-    expected = {"roots": [{"uri": tmp_path.resolve().as_uri(), "name": tmp_path.name}]}
-    assert submit.sent == [expected]
-    assert app.results == [expected]
-    assert roots_response([]) == {"roots": []}
+    with pytest.raises(ValueError, match="answered from --root"):
+        input_screen(request, FakeSubmit())
 
 
 async def test_open_input_fills_in_a_kept_answer() -> None:

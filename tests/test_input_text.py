@@ -9,7 +9,6 @@ from app.engine.input_text import (
     message_text,
     rejection_message,
     root_entries,
-    roots_response,
     sampling_result,
 )
 from app.engine.models import InputKind, InputRequest
@@ -39,8 +38,6 @@ def test_message_text_joins_blocks_and_names_non_text_ones_sanitized() -> None:
 def test_roots_are_file_uris_of_the_resolved_paths(tmp_path: Path) -> None:
     entries = root_entries([str(tmp_path)])
     assert entries == [{"uri": tmp_path.resolve().as_uri(), "name": tmp_path.name}]
-    assert roots_response([str(tmp_path)]) == {"roots": entries}
-    assert roots_response([]) == {"roots": []}
 
 
 def test_sampling_result_is_an_assistant_text_message() -> None:

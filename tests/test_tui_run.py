@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import app.tui.run as tui_run
@@ -28,6 +30,7 @@ def test_demo_opens_the_tui_on_the_demo_of_the_chosen_wire(opened: list[TuiOptio
     assert isinstance(options.target, StdioTarget)
     assert options.target.command[-4:] == ["--wire", "extension", "--transport", "stdio"]
     assert options.expected_wire == "extension"
+    assert not options.remember_tasks  # a fresh demo server starts fresh: no ids restored
 
 
 def test_target_flags_open_the_tui(opened: list[TuiOptions]) -> None:
@@ -35,6 +38,7 @@ def test_target_flags_open_the_tui(opened: list[TuiOptions]) -> None:
     (options,) = opened
     assert isinstance(options.target, HttpTarget) and options.era == "modern"
     assert list(options.roots) == ["/srv"]
+    assert options.remember_tasks
 
 
 def test_no_target_explains_how_to_pick_one(
@@ -49,3 +53,23 @@ def test_no_target_explains_how_to_pick_one(
 def test_bad_wire_is_a_usage_error(opened: list[TuiOptions]) -> None:
     assert main(["demo", "--wire", "bogus"]) == 2
     assert not opened
+
+
+def test_the_demo_app_neither_restores_nor_remembers_task_ids(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Restarting `taskscope demo` starts a new demo server: the ids of the previous one would
+    only come back as forgotten rows."""
+    from app.tui.app import TaskscopeApp
+
+    monkeypatch.setenv("TASKSCOPE_CONFIG", str(tmp_path / "none.json"))
+    seen: list[bool] = []
+
+    def fake_run(app: TaskscopeApp) -> int:
+        seen.append(app.remember_tasks)
+        return 0
+
+    monkeypatch.setattr(TaskscopeApp, "run", fake_run)
+    assert main(["demo"]) == 0
+    assert main(["--url", "http://127.0.0.1:9/mcp"]) == 0
+    assert seen == [False, True]

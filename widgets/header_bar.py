@@ -223,7 +223,7 @@ class HeaderBar(Widget):
                 if count:
                     word = "input" if status == "input_required" else status
                     counts.append(f" · {count} {word}", _MUTED)
-            gone = summary.by_status.get("expired", 0) + summary.by_status.get("forgotten", 0)
+            gone = sum(summary.by_status.get(s, 0) for s in ("expired", "forgotten", "not_found"))
             if gone:
                 counts.append(f" · {gone} gone", _MUTED)
             if summary.input_waiting:

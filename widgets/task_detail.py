@@ -227,7 +227,9 @@ def overview_table(watched: WatchedTask) -> Table:
         reason = safe_text(watched.violation.reason)
         reason.append("   (offending frame in the Raw tab)", _MUTED)
         row("violation", reason)
-    if watched.expired or watched.forgotten:
+    if watched.not_found:
+        row("server", "does not know this id (never seen alive: check it for a typo)")
+    elif watched.expired or watched.forgotten:
         word = "expired (TTL elapsed)" if watched.expired else "forgotten before its TTL"
         row("server", f"no longer knows the task: {word}")
     if watched.stopped is not None:

@@ -23,6 +23,7 @@ from app.cli.output import (
 )
 from app.cli.responder import InvalidAnswer, Responder
 from app.cli.watch import TaskWatch, WatchBounds
+from app.engine.roots import send_roots
 from app.engine.sanitize import clean_text
 from app.engine.task_json import input_json, task_json
 
@@ -61,8 +62,9 @@ async def tools_call(
     arguments = read_json_object(namespace.tool_args, "--tool-args") if namespace.tool_args else {}
     name: str = namespace.tool_name
     if not namespace.task:
-        result = await answering(session, responder, session.adapter.call_tool(name, arguments))
-        return print_tool_result(result, out)
+        call = session.adapter.call_tool(name, arguments)
+        result = await answering(session, responder, call, out)
+        return declined_exit(responder, print_tool_result(result, out))
     if namespace.task_ttl is not None and session.wire == "extension":
         raise usage_error(
             "--task-ttl is a legacy-wire flag: on the extension wire the server owns the TTL"
@@ -72,11 +74,11 @@ async def tools_call(
         return await _create_and_watch(
             session, name, arguments, namespace.task_ttl, responder, out, bounds
         )
-    outcome = await answering(
-        session, responder, session.adapter.create(name, arguments, ttl_ms=namespace.task_ttl)
-    )
+    creating = session.adapter.create(name, arguments, ttl_ms=namespace.task_ttl)
+    outcome = await answering(session, responder, creating, out)
     if outcome.task is None:
-        return print_tool_result(outcome.sync_result or {}, out, synchronous=True)
+        printed = print_tool_result(outcome.sync_result or {}, out, synchronous=True)
+        return declined_exit(responder, printed)
     out.result(
         {
             "status": "task_created",
@@ -86,7 +88,7 @@ async def tools_call(
             **variants_of(session),
         }
     )
-    return EXIT_OK
+    return declined_exit(responder, EXIT_OK)
 
 
 async def _create_and_watch(
@@ -112,7 +114,7 @@ async def _create_and_watch(
 
     report = await watch.run(start)
     if synchronous and report.outcome != "aborted":
-        return print_tool_result(synchronous[0], out, synchronous=True)
+        return declined_exit(responder, print_tool_result(synchronous[0], out, synchronous=True))
     out.result(report.envelope(session.wire, session.adapter.variants.seen))
     return report.exit_code
 
@@ -124,6 +126,11 @@ def variants_of(session: Session) -> dict[str, Any]:
     return {"variants": dict(seen)} if seen else {}
 
 
+def declined_exit(responder: Responder, code: int) -> int:
+    """`code`, or 6 when this run declined input it could not answer (the result was printed)."""
+    return EXIT_INPUT_NEEDED if responder.declined else code
+
+
 def print_tool_result(result: dict[str, Any], out: Output, *, synchronous: bool = False) -> int:
     """Print a CallToolResult; `isError: true` exits 1 (the plain tool-call exit contract)."""
     if synchronous:
@@ -132,18 +139,24 @@ def print_tool_result(result: dict[str, Any], out: Output, *, synchronous: bool 
     return EXIT_FAILURE if result.get("isError") is True else EXIT_OK
 
 
-async def answering(session: Session, responder: Responder, call: Awaitable[T]) -> T:
+async def answering(session: Session, responder: Responder, call: Awaitable[T], out: Output) -> T:
     """Await a call while answering the input the server asks for during it (legacy requests on
-    the call's stream, extension MRTR rounds); input this run cannot answer ends it with exit 6."""
+    the call's stream, extension MRTR rounds). Input this run cannot answer is declined where the
+    wire allows it (the call then ends as the server decides; the caller exits 6), else it ends
+    the call with exit 6."""
     work = asyncio.ensure_future(call)
     failures: list[CliError] = []
     helpers: set[asyncio.Task[None]] = set()
+
+    def fail(error: CliError) -> None:
+        failures.append(error)
+        work.cancel()
 
     async def handle(request: InputRequest) -> None:
         try:
             reply = await responder.reply(request)
         except InvalidAnswer as exc:
-            failures.append(
+            fail(
                 CliError(
                     INVALID_INPUT_RESPONSE,
                     "a scripted answer does not fit the request's schema; nothing was sent",
@@ -151,13 +164,23 @@ async def answering(session: Session, responder: Responder, call: Awaitable[T]) 
                     EXIT_INPUT_NEEDED,
                 )
             )
-            work.cancel()
             return
-        if reply is None:
-            failures.append(
+        if reply.source == "roots":
+            answer = await send_roots(session.adapter, request, responder.roots)
+            out.note(clean_text(answer.summary))
+            return
+        if reply.source == "declined":
+            out.note(
+                f"this run cannot answer {clean_text(request.method)} (use --interactive or "
+                "--answers): declining it"
+            )
+        if not reply.reject:
+            await session.adapter.answer(request, reply.response)
+        elif not await session.adapter.reject(request):
+            fail(
                 CliError(
                     INPUT_REQUIRED,
-                    "the server asked for input that this run could not answer",
+                    "declined input cannot be sent on this wire; the request stays unanswered",
                     {
                         "request": input_json(request),
                         "hint": "use --interactive on a terminal, or --answers FILE",
@@ -165,22 +188,13 @@ async def answering(session: Session, responder: Responder, call: Awaitable[T]) 
                     EXIT_INPUT_NEEDED,
                 )
             )
-            work.cancel()
             return
-        if not reply.reject:
-            await session.adapter.answer(request, reply.response)
-        elif not await session.adapter.reject(request):
-            failures.append(
-                CliError(
-                    INPUT_REQUIRED,
-                    "declined input cannot be sent on this wire; the request stays unanswered",
-                    {"request": input_json(request)},
-                    EXIT_INPUT_NEEDED,
-                )
-            )
-            work.cancel()
+        if reply.source == "declined":
+            responder.declined.append(request)
 
     def listener(request: InputRequest) -> None:
+        if work.done():  # a question after the call ended (e.g. while closing) is not ours
+            return
         helper = asyncio.get_running_loop().create_task(handle(request))
         helpers.add(helper)
         helper.add_done_callback(helpers.discard)

@@ -114,6 +114,7 @@ def _open_tui(namespace: argparse.Namespace, out: Output) -> int:
             readonly=flag(namespace, "readonly"),
             recorder=recorder,
             reconnect_attempts=reconnect_attempts(namespace),
+            remember_tasks=namespace.group != "demo",
         )
     )
 

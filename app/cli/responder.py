@@ -1,10 +1,12 @@
 """Decides how this run answers each input request: a scripted rule, `--root` paths, or a person.
 
-Order: the first matching `--answers` rule; for `roots/list` the `--root` paths (an empty list, i.e.
-declined, when none were given); then a terminal prompt when the run is interactive (a sampling
-request may be declined there: the reply then asks for a JSON-RPC error instead of a result).
-Anything else stays unanswered, which ends a watch with exit 6. Scripted answers are checked
-against the request's schema before they are sent.
+Order: the first matching `--answers` rule; for `roots/list` the `--root` paths (sent at once by
+`app.engine.roots`: declined with `-32601` when none were given); then a terminal prompt when the
+run is interactive (a sampling request may be declined there: the reply then asks for a JSON-RPC
+error instead of a result). A run that cannot ask (no terminal, `--yes`, `CI`) declines the rest,
+so the server is not left waiting: an elicitation gets `{"action": "decline"}`, a legacy request an
+error reply; the run still ends with exit 6. Scripted answers are checked against the request's
+schema before they are sent.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from app.cli.answers import AnswerBook, response_problems
 from app.cli.prompts import PromptClosed, Prompter, Rejection
 from app.engine.models import InputKind, InputRequest
 
-AnswerSource = Literal["answers", "roots", "prompt"]
+AnswerSource = Literal["answers", "roots", "prompt", "declined"]
+"""Where a reply came from; "declined": this run could not answer, so it declines."""
 T = TypeVar("T")
 
 
@@ -63,10 +66,13 @@ class Responder:
     answers: AnswerBook = field(default_factory=AnswerBook)
     roots: list[dict[str, str]] = field(default_factory=list)
     prompter: Prompter | None = None
+    declined: list[InputRequest] = field(default_factory=list)
+    """Requests this run could not answer and declined (recorded once the decline was sent)."""
     _prompt_lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
 
-    async def reply(self, request: InputRequest) -> Reply | None:
-        """An answer for `request`, or None when this run cannot answer it.
+    async def reply(self, request: InputRequest) -> Reply:
+        """An answer for `request`: scripted, the roots, typed at a prompt, or a decline when this
+        run cannot answer it (source "declined").
 
         Raises `InvalidAnswer` when the matching scripted answer does not fit the request.
         """
@@ -78,17 +84,25 @@ class Responder:
             return Reply(scripted, "answers")
         if request.kind is InputKind.ROOTS:
             return Reply({"roots": list(self.roots)}, "roots")
-        if self.prompter is None:
-            return None
         async with self._prompt_lock:
+            if self.prompter is None:
+                return decline(request)
             try:
                 response = await run_in_daemon_thread(self.prompter.answer, request)
             except PromptClosed:
                 self.prompter = None
-                return None
+                return decline(request)
         if isinstance(response, Rejection):
             return Reply({}, "prompt", reject=True)
-        return None if response is None else Reply(response, "prompt")
+        return decline(request) if response is None else Reply(response, "prompt")
+
+
+def decline(request: InputRequest) -> Reply:
+    """The decline this run sends for a request it cannot answer: an elicitation's "decline"
+    result, else a JSON-RPC error reply (which only the legacy wire can carry)."""
+    if request.method == "elicitation/create":
+        return Reply({"action": "decline"}, "declined")
+    return Reply({}, "declined", reject=True)
 
 
 async def run_in_daemon_thread(function: Callable[[InputRequest], T], argument: InputRequest) -> T:

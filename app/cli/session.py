@@ -22,6 +22,7 @@ from app.cli.output import CONNECTION_FAILED, TASKS_WIRE_MISMATCH, CliError, Out
 from app.cli.record import open_recorder
 from app.cli.target import target_from_args
 from app.cli.trace import FrameTrace
+from app.engine.input_text import root_entries
 from app.engine.negotiate import NegotiationError, era_steps
 from app.engine.reconnect import ConnectionEvent, ReconnectPolicy
 from app.engine.recorder import redactor_for
@@ -57,6 +58,7 @@ async def open_session(
         readonly=flag(namespace, "readonly"),
         recorder=recorder,
         policy=ReconnectPolicy(attempts=reconnect_attempts(namespace)),
+        roots=root_entries(options(namespace, "root")),
     )
     if trace is not None:
         session.add_frame_listener(trace.write)

@@ -3,7 +3,8 @@
 Transitions go to stderr as they happen; stdout gets one envelope `{"outcome", "wire", "taskId",
 "task"}` however the watch ends. Exit codes: 0 completed (also with `isError`), 1 failed, cancelled,
 expired, unreachable or an answer refused by `--readonly` (outcome "readonly"), 6 input needed
-that this run could not answer, 7 timeout, 130 aborted.
+that this run could not answer (declined where the wire allows it, then watched to its end;
+`declinedInput` names it), 7 timeout, 130 aborted.
 """
 
 from __future__ import annotations
@@ -67,9 +68,15 @@ class WatchReport:
     detail: str | None = None
     unanswered: list[InputRequest] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    declined: list[InputRequest] = field(default_factory=list)
+    """Input this run could not answer and declined (the task went on as the server decided)."""
 
     @property
     def exit_code(self) -> int:
+        """The outcome's exit code; 6 when input was declined because this run could not answer
+        it (unless the run was aborted)."""
+        if self.declined and self.outcome != "aborted":
+            return EXIT_INPUT_NEEDED
         return OUTCOME_EXIT[self.outcome]
 
     def envelope(self, wire: str, variants: Mapping[str, int]) -> dict[str, Any]:
@@ -89,6 +96,8 @@ class WatchReport:
             document["unansweredInput"] = [input_json(request) for request in self.unanswered]
         if self.problems:
             document["answerProblems"] = self.problems
+        if self.declined:
+            document["declinedInput"] = [input_json(request) for request in self.declined]
         return document
 
 
@@ -166,6 +175,7 @@ class TaskWatch:
             report.task = self.last_task
         if not report.task_id:
             report.task_id = self.task_id or (report.task.task_id if report.task else "")
+        report.declined = list(self.responder.declined)
         return report
 
     def _finish(self, report: WatchReport) -> None:
@@ -179,11 +189,14 @@ class TaskWatch:
         while (event := await self.events.get()) is not None:
             if event.task is not None and (not self.task_id or event.task_id == self.task_id):
                 self.last_task = event.task
+            asked = event.input_request if event.kind == "input_needed" else None
+            if asked is not None and not self.session.adapter.broker.is_pending(asked):
+                continue  # answered meanwhile: asked on the tools/call stream, then watched
             line = event_line(event)
             if line is not None:
                 self.out.note(line)
-            if event.kind == "input_needed" and event.input_request is not None:
-                await self._answer(event.input_request)
+            if asked is not None:
+                await self._answer(asked)
             elif event.kind == "error" and self._unreachable():
                 self._finish(
                     WatchReport(
@@ -222,6 +235,7 @@ class TaskWatch:
         self._finish(report)
 
     async def _answer(self, request: InputRequest) -> None:
+        """Answer one announced request that is still pending."""
         try:
             reply = await self.responder.reply(request)
         except InvalidAnswer as exc:
@@ -237,32 +251,35 @@ class TaskWatch:
                 )
             )
             return
-        if reply is None:
-            self.out.note("this run cannot answer that input (use --interactive or --answers)")
-            self._finish(
-                WatchReport(
-                    "input-required",
-                    self.task_id,
-                    self.last_task,
-                    "input needed that this run could not answer",
-                    [request],
-                )
+        if reply.source == "roots":
+            answer = await self.poller.answer_roots(request, self.responder.roots)
+            if answer is not None:
+                self.out.note(clean_text(answer.summary))
+            return
+        if reply.source == "declined":
+            self.out.note(
+                f"this run cannot answer {clean_text(request.method)} (use --interactive or "
+                "--answers): declining it"
             )
-            return
         if reply.reject:
-            await self._reject(request)
+            await self._reject(request, declined=reply.source == "declined")
             return
-        self.out.note(f"answering {clean_text(request.method)} from {reply.source}")
-        if not await self.poller.answer(request, reply.response) and self.session.readonly:
+        if reply.source != "declined":
+            self.out.note(f"answering {clean_text(request.method)} from {reply.source}")
+        if await self.poller.answer(request, reply.response):
+            if reply.source == "declined":
+                self.responder.declined.append(request)
+        elif self.session.readonly:
             error = cli_error(ReadOnlyRefused("answer", request.task_id))
             self.out.error(error)
             self._finish(
                 WatchReport("readonly", self.task_id, self.last_task, error.message, [request])
             )
 
-    async def _reject(self, request: InputRequest) -> None:
-        """Decline a server request with a JSON-RPC error; where the wire has no error reply the
-        request stays unanswered and the watch ends as input-required."""
+    async def _reject(self, request: InputRequest, *, declined: bool) -> None:
+        """Decline a server request with a JSON-RPC error (`declined`: because this run cannot
+        answer it); where the wire has no error reply the request stays unanswered and the watch
+        ends as input-required."""
         try:
             rejected = await self.poller.reject(request)
         except ReadOnlyRefused as exc:
@@ -276,6 +293,8 @@ class TaskWatch:
             return
         if rejected:
             self.out.note(f"declined {clean_text(request.method)} with an error reply")
+            if declined:
+                self.responder.declined.append(request)
             return
         self.out.note("this wire cannot decline a request; it stays unanswered")
         self._finish(

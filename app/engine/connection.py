@@ -109,8 +109,11 @@ class Connection:
         redact: Sequence[str] = (),
         request_timeout: float = 30.0,
         probe_timeout: float = 3.0,
+        declare_roots: bool = True,
     ) -> None:
         self.target = target
+        self.declare_roots = declare_roots
+        """Whether the client capabilities sent say taskscope answers `roots/list`."""
         self.era_preference: EraPreference = era
         self.client_info = client_info or default_client_info()
         self.request_timeout = request_timeout
@@ -162,6 +165,7 @@ class Connection:
                 client_info=self.client_info,
                 probe_timeout=self.probe_timeout,
                 request_timeout=self.request_timeout,
+                declare_roots=self.declare_roots,
             )
             if self.closed_error is not None:
                 raise self._closed_failure()
@@ -211,6 +215,7 @@ class Connection:
                 version=self._version,
                 client_info=self.client_info,
                 declare_tasks=declare_tasks,
+                declare_roots=self.declare_roots,
             )
             if method == "tools/call" and self.transport_kind == "http":
                 headers = await self._param_headers(params)

@@ -90,6 +90,15 @@ def task_lives(entries: Iterable[Entry], task_ids: Sequence[str]) -> list[TaskLi
     ]
 
 
+def latest_server(entries: Iterable[Entry]) -> SessionInfo | None:
+    """The server of the last session the entries opened (None when they opened none)."""
+    server: SessionInfo | None = None
+    for entry in entries:
+        if isinstance(entry, Opened):
+            server = entry.info
+    return server
+
+
 def _event_step(entry: RecordedEvent) -> LifeStep | None:
     event = entry.event
     status = event.task.status if event.task is not None else None

@@ -63,11 +63,6 @@ def root_entries(paths: Sequence[str]) -> list[dict[str, str]]:
     return entries
 
 
-def roots_response(paths: Sequence[str]) -> dict[str, Any]:
-    """The `roots/list` result for the `--root` paths (no paths: an empty list)."""
-    return {"roots": root_entries(paths)}
-
-
 def sampling_result(reply: str, model: str, stop_reason: str = "endTurn") -> dict[str, Any]:
     """The CreateMessageResult for an assistant reply a person typed."""
     return {

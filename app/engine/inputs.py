@@ -101,6 +101,11 @@ class InputBroker:
             if task_id is None or owner == task_id
         ]
 
+    def is_pending(self, request: InputRequest) -> bool:
+        """Whether `request` still waits for an answer (a task-less one attached to its task
+        since counts under the task)."""
+        return self._ident(request) in self._pending
+
     def is_answered(self, task_id: str, key: str) -> bool:
         return (task_id, key) in self._answered
 

@@ -54,13 +54,13 @@ class RpcFailure(Protocol):
     data: Any
 
 
-def client_capabilities(*, declare_tasks: bool) -> dict[str, Any]:
-    """What taskscope can do for a server: answer elicitations, sampling and roots requests."""
-    capabilities: dict[str, Any] = {
-        "elicitation": {"form": {}, "url": {}},
-        "sampling": {},
-        "roots": {},
-    }
+def client_capabilities(*, declare_tasks: bool, declare_roots: bool = True) -> dict[str, Any]:
+    """What taskscope can do for a server: answer elicitations and sampling, and `roots/list`
+    only when `declare_roots` (roots were configured: a client without roots must not say it
+    has them)."""
+    capabilities: dict[str, Any] = {"elicitation": {"form": {}, "url": {}}, "sampling": {}}
+    if declare_roots:
+        capabilities["roots"] = {}
     if declare_tasks:
         capabilities["extensions"] = {TASKS_EXTENSION: {}}
     return capabilities
@@ -72,13 +72,17 @@ def stamp_modern(
     version: str,
     client_info: Mapping[str, str],
     declare_tasks: bool,
+    declare_roots: bool = True,
 ) -> dict[str, Any]:
     """`params` with the per-request modern `_meta` envelope merged in; caller keys are kept."""
     stamped = dict(params or {})
     meta = dict(stamped.get("_meta") or {})
     meta[META_PROTOCOL_VERSION] = version
     meta.setdefault(META_CLIENT_INFO, dict(client_info))
-    meta.setdefault(META_CLIENT_CAPABILITIES, client_capabilities(declare_tasks=declare_tasks))
+    meta.setdefault(
+        META_CLIENT_CAPABILITIES,
+        client_capabilities(declare_tasks=declare_tasks, declare_roots=declare_roots),
+    )
     stamped["_meta"] = meta
     return stamped
 
@@ -173,9 +177,12 @@ async def negotiate(
     client_info: Mapping[str, str],
     probe_timeout: float,
     request_timeout: float,
+    declare_roots: bool = True,
 ) -> Negotiated:
-    """Run the era dance on a freshly started transport and return what was agreed."""
+    """Run the era dance on a freshly started transport and return what was agreed
+    (`declare_roots`: whether the client capabilities sent include `roots`)."""
     dance = _Dance(channel, preference, client_info, probe_timeout, request_timeout)
+    dance.declare_roots = declare_roots
     try:
         return await dance.run()
     except BaseException as error:
@@ -212,6 +219,7 @@ class _Dance:
         self.client_info = client_info
         self.probe_timeout = probe_timeout
         self.request_timeout = request_timeout
+        self.declare_roots = True
         self.steps: list[EraStep] = []
         self._in_flight: set[asyncio.Task[dict[str, Any]]] = set()
 
@@ -247,7 +255,11 @@ class _Dance:
     def _discover(self, version: str, reason: str) -> asyncio.Task[dict[str, Any]]:
         self.channel.use_era("modern", version)
         params = stamp_modern(
-            None, version=version, client_info=self.client_info, declare_tasks=True
+            None,
+            version=version,
+            client_info=self.client_info,
+            declare_tasks=True,
+            declare_roots=self.declare_roots,
         )
         return self._send("server/discover", params, reason)
 
@@ -255,7 +267,9 @@ class _Dance:
         self.channel.use_era("legacy", LEGACY_VERSION)
         params = {
             "protocolVersion": LEGACY_VERSION,
-            "capabilities": client_capabilities(declare_tasks=False),
+            "capabilities": client_capabilities(
+                declare_tasks=False, declare_roots=self.declare_roots
+            ),
             "clientInfo": dict(self.client_info),
         }
         return self._send("initialize", params, reason)

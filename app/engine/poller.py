@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 from pydantic import ValidationError
@@ -35,6 +35,7 @@ from app.engine.poll_outcome import (
     task_error,
 )
 from app.engine.poll_schedule import PollSchedule
+from app.engine.roots import RootsAnswer, send_roots
 from app.engine.watch_state import Watch
 
 log = logging.getLogger(__name__)
@@ -196,15 +197,35 @@ class Poller:
 
     async def answer(self, request: InputRequest, response: dict[str, Any]) -> bool:
         """Send one answer through the adapter; emits "input_answered", or "error" if it failed."""
+        owner = self._owner(request)
         try:
             await self._adapter.answer(request, response)
         except Exception as exc:
-            self._emit_for(
-                request.task_id, "error", "user", detail=describe(exc), frame=error_frame(exc)
-            )
+            self._emit_for(owner, "error", "user", detail=describe(exc), frame=error_frame(exc))
             return False
-        self._emit_for(request.task_id, "input_answered", "user", input_request=request)
+        self._emit_for(owner, "input_answered", "user", input_request=request)
         return True
+
+    async def answer_roots(
+        self, request: InputRequest, roots: Sequence[dict[str, str]]
+    ) -> RootsAnswer | None:
+        """Answer a `roots/list` at once from the configured roots (see `app.engine.roots`);
+        emits "input_answered" saying what was sent (returned too), or "error" (None) if it
+        failed."""
+        owner = self._owner(request)
+        try:
+            answer = await send_roots(self._adapter, request, roots)
+        except Exception as exc:
+            self._emit_for(owner, "error", "user", detail=describe(exc), frame=error_frame(exc))
+            return None
+        self._emit_for(
+            owner,
+            "input_answered",
+            "user",
+            detail=answer.summary,
+            input_request=request,
+        )
+        return answer
 
     async def reject(self, request: InputRequest) -> bool:
         """Decline a legacy server request with a JSON-RPC error; emits "input_answered".
@@ -212,16 +233,15 @@ class Poller:
         False (nothing sent, nothing emitted) on a wire where a request cannot be rejected: it
         stays pending. A failure emits "error" and raises.
         """
+        owner = self._owner(request)
         try:
             rejected = await self._adapter.reject(request)
         except Exception as exc:
-            self._emit_for(
-                request.task_id, "error", "user", detail=describe(exc), frame=error_frame(exc)
-            )
+            self._emit_for(owner, "error", "user", detail=describe(exc), frame=error_frame(exc))
             raise
         if rejected:
             self._emit_for(
-                request.task_id,
+                owner,
                 "input_answered",
                 "user",
                 detail="declined with an error reply",
@@ -532,6 +552,17 @@ class Poller:
         for request in self._adapter.pending_inputs():
             if request.task_id == watch.task_id and request.wire == "legacy":
                 self._announce(watch, request, "stream")
+
+    def _owner(self, request: InputRequest) -> str | None:
+        """The task a request belongs to: its own related task, or the task a question asked on
+        the `tools/call` stream turned out to belong to (the broker attached it when the call
+        answered with that task), so its answer lands on the task's row and timeline."""
+        if request.task_id is not None or request.wire != "legacy":
+            return request.task_id
+        for pending in self._adapter.pending_inputs():
+            if pending.key == request.key and pending.wire == "legacy" and pending.task_id:
+                return pending.task_id
+        return None
 
     def _on_input(self, request: InputRequest) -> None:
         """A question outside a poll: legacy server requests, or extension MRTR on a plain call.

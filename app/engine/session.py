@@ -71,8 +71,12 @@ class EngineSession:
         policy: ReconnectPolicy | None = None,
         request_timeout: float = 30.0,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        roots: Sequence[dict[str, str]] = (),
     ) -> None:
         self.target = target
+        self.roots = tuple(roots)
+        """The `--root` entries `roots/list` is answered with; the `roots` capability is declared
+        only when there are some."""
         self.era: EraPreference = era
         self.expected_wire = expected_wire
         self.redact = tuple(redact)
@@ -328,7 +332,11 @@ class EngineSession:
 
     def _new_connection(self) -> Connection:
         connection = Connection(
-            self.target, era=self.era, redact=self.redact, request_timeout=self.request_timeout
+            self.target,
+            era=self.era,
+            redact=self.redact,
+            request_timeout=self.request_timeout,
+            declare_roots=bool(self.roots),
         )
         for listener in self._frame_listeners:
             connection.add_frame_listener(listener)

@@ -115,6 +115,13 @@ class TaskTimeline(TimeView):
     ]
 
 
+def _is_roots(request: InputRequest) -> bool:
+    """A `roots/list` request: answered from the configuration, never put to the user."""
+    from app.engine.models import InputKind
+
+    return request.kind is InputKind.ROOTS
+
+
 def describe(exc: BaseException) -> str:
     """An exception as one short line of plain text for toasts and the header, with the next
     thing to try when the engine named one (a failed connect)."""
@@ -141,7 +148,6 @@ class TaskscopeApp(App[int]):
         clock: Clock = time.time,
         config: TuiConfig | None = None,
         remember_tasks: bool = True,
-        roots: Sequence[str] = (),
         tick_interval: float = TICK_INTERVAL_S,
         history: History | None = None,
     ) -> None:
@@ -154,7 +160,6 @@ class TaskscopeApp(App[int]):
         self.clock = clock
         self.config = config or TuiConfig()
         self.remember_tasks = remember_tasks
-        self.roots = tuple(roots)
         self.tick_interval = tick_interval
         self.close_on_unmount = True
         """Close the source as the App unmounts; `run_then_close` turns it off to close after
@@ -302,6 +307,11 @@ class TaskscopeApp(App[int]):
             "Every task as a bar on a time axis, or back to the list",
             self.action_toggle_time_view,
         )
+        yield SystemCommand(
+            "Clear forgotten",
+            "Remove the rows of tasks the server no longer knows",
+            self.action_clear_gone,
+        )
 
     # ------------------------------------------------------------------ the engine worker
 
@@ -389,7 +399,9 @@ class TaskscopeApp(App[int]):
     def _resume_known(self) -> None:
         """Adopt every task id remembered for this server; the poller finds out which live."""
         assert self.known is not None
-        for entry in self.known.load():
+        entries = self.known.load()
+        self.tasks.known_before(entry.task_id for entry in entries)
+        for entry in entries:
             if entry.tool:
                 self._known_tools[entry.task_id] = entry.tool
             self.source.adopt(entry.task_id)
@@ -433,8 +445,17 @@ class TaskscopeApp(App[int]):
         if event.kind == "created" and task_id not in self._synthetic and self.known is not None:
             tool = event.task.tool_name if event.task is not None else None
             self.known.remember(task_id, tool)
-        elif event.kind == "expired" and self.known is not None:
-            self.known.drop({task_id})
+        elif event.kind == "expired":
+            if self.known is not None:
+                self.known.drop({task_id})
+            watched = self.tasks.get(task_id)
+            if watched is not None and watched.not_found:
+                toast(
+                    self,
+                    f"The server does not know the id {one_line(task_id, 40)}.",
+                    title="Not found",
+                    severity="warning",
+                )
         elif event.kind == "input_needed" and event.input_request is not None:
             self._announce_input(task_id, event.input_request)
         elif event.kind == "transition" and event.task is not None and event.task.is_terminal:
@@ -455,7 +476,8 @@ class TaskscopeApp(App[int]):
             self.bell()
 
     def _announce_input(self, task_id: str, request: InputRequest) -> None:
-        """A task waits on the user: remember the request, toast and ring the bell once."""
+        """A task waits on the user: remember the request, toast and ring the bell once; a
+        `roots/list` is answered at once from the configuration instead (nobody is asked)."""
         ident = (task_id, request.key)
         self._requests[ident] = request
         self._received_at.setdefault(ident, self.clock())
@@ -463,6 +485,9 @@ class TaskscopeApp(App[int]):
         if ident in self._announced or self.readonly:
             return
         self._announced.add(ident)
+        if _is_roots(request):
+            self._answer_roots(request)
+            return
         if len(self.screen_stack) > 1:
             if self.config.bell:  # a modal is open: no toast over its buttons; the header counts it
                 self.bell()
@@ -480,6 +505,10 @@ class TaskscopeApp(App[int]):
         if ident in self._announced:
             return
         self._announced.add(ident)
+        if _is_roots(request):
+            if not self.readonly:
+                self._answer_roots(request)
+            return
         if self.config.bell:
             self.bell()
         self._answer(request)
@@ -827,6 +856,20 @@ class TaskscopeApp(App[int]):
             self._refresh_view()
             toast(self, f"Forgot {len(targets)} task{'s' if len(targets) != 1 else ''}", timeout=3)
 
+    def action_clear_gone(self) -> None:
+        """Remove every row the server no longer knows (forgotten, expired, not found), and
+        their ids from the known-task store."""
+        gone = [watched.task_id for watched in self.tasks.tasks.values() if watched.gone]
+        for task_id in gone:
+            self._dismissed.add(task_id)
+            self.tasks.forget(task_id)
+            self.marked.discard(task_id)
+        if self.known is not None and gone:
+            self.known.drop(set(gone))
+        self._refresh_view()
+        count = len(gone)
+        toast(self, f"Cleared {count} row{'s' if count != 1 else ''} the server no longer knows")
+
     # ------------------------------------------------------------------ marks
 
     def action_toggle_mark(self) -> None:
@@ -862,24 +905,24 @@ class TaskscopeApp(App[int]):
 
     def action_export_tasks(self) -> None:
         """Export the marked (or selected) tasks' lives: Markdown, or JSON for a `.json` path."""
-        from app.engine.export import export_file_name, render, task_lives
-        from app.tui.export import default_path, export_json
+        from app.engine.export import export_file_name, render
+        from app.tui.export import default_path, export_json, shown_lives
         from widgets.confirm import TextPrompt
 
-        task_ids = [watched.task_id for watched in self._targets()]
-        if not task_ids:
+        targets = self._targets()
+        if not targets:
             return
         if self.history is None:
             server = self.info.label if self.info else ""
-            targets = self._targets()
             text = export_json(targets, server=server, at=self.clock())
             self._save(text, default_path("taskscope-export", self.clock()))
             return
         history = self.history
+        task_ids = [watched.task_id for watched in targets]
 
         def export(path: str | None) -> None:
             if path is not None:
-                lives = task_lives(history(), task_ids)
+                lives = shown_lives(history(), targets)
                 json_wanted = path.lower().endswith(".json")
                 text = render(lives, "json" if json_wanted else "md")
                 self._write_file(path, text.rstrip("\n"))
@@ -1025,6 +1068,14 @@ class TaskscopeApp(App[int]):
     async def _answer(self, request: InputRequest) -> None:
         await self.answer_request(request)
 
+    @work(group="input", exit_on_error=False, name="roots/list")
+    async def _answer_roots(self, request: InputRequest) -> None:
+        """Answer a `roots/list` from `--root` at once; the timeline says what was sent (a
+        question outside any task gets a short toast saying so)."""
+        sent = await self.source.answer_roots(request)
+        if sent is not None and not request.task_id and self.config.toasts:
+            toast(self, sent, title="roots/list", timeout=4)
+
     async def answer_request(self, request: InputRequest) -> dict[str, Any] | None:
         """Open the modal for one input request (the input modals' entry point); call it from a
         worker. The acknowledged response, or None when nothing was sent."""
@@ -1053,7 +1104,6 @@ class TaskscopeApp(App[int]):
             submit=submit,
             server=self.info.server_name if self.info else "",
             draft=self._drafts.pop(draft_key, None) or self.source.staged_answer(request),
-            roots=self.roots,
             reject=reject,
             keep_draft=keep_draft,
         )

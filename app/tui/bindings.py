@@ -73,6 +73,14 @@ APP_BINDINGS: list[BindingType] = [
         show=False,
         tooltip="The selected task's offending (or last) raw frame",
     ),
+    Binding(
+        "C",
+        "clear_gone",
+        "Clear gone",
+        id="clear-forgotten",
+        show=False,
+        tooltip="Remove the rows of tasks the server no longer knows (forgotten, not found)",
+    ),
     Binding("question_mark", "toggle_help", "Keys", id="help", tooltip="Show every binding"),
     Binding("q", "quit", "Quit", id="quit"),
 ]

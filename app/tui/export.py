@@ -3,18 +3,21 @@ exchange.
 
 `tasks_json` is what `y` copies and `w` saves: each task as the protocol names its fields plus
 the server's raw last state; `exchange_json` what they copy and save from the exchange view.
-`export_json` adds what only this client saw: the watch status, counters and timeline. All are
-plain data; writing goes through `write_json`.
+`export_json` adds what only this client saw: the watch status, counters and timeline.
+`shown_lives` is what `e` exports: each task's recorded life, or what the TUI shows of a task the
+recording has nothing on. All are plain data; writing goes through `write_json`.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from app.engine import deep_json
+from app.engine.export import LifeStep, TaskLife, latest_server, task_lives
+from app.engine.recording import Entry, SessionInfo
 from app.engine.task_json import task_json
 from app.tui.exchanges import Exchange
 from app.tui.state import WatchedTask
@@ -70,6 +73,26 @@ def export_json(tasks: Iterable[WatchedTask], *, server: str, at: float) -> str:
         exported.append(document)
     envelope = {"server": server, "exportedAt": at, "tasks": exported}
     return deep_json.dumps_utf8(envelope, indent=2, default=str)
+
+
+def shown_lives(entries: Sequence[Entry], tasks: Sequence[WatchedTask]) -> list[TaskLife]:
+    """Each task's life as recorded, or, for a task the recording knows nothing of (a call
+    answered synchronously never became a watched task), as the TUI shows it: the server, its
+    timeline entries, its final state and result."""
+    lives = task_lives(entries, [watched.task_id for watched in tasks])
+    server = latest_server(entries)
+    return [
+        _shown_life(watched, server) if not life.steps and life.final is None else life
+        for life, watched in zip(lives, tasks, strict=True)
+    ]
+
+
+def _shown_life(watched: WatchedTask, server: SessionInfo | None) -> TaskLife:
+    steps = tuple(
+        LifeStep(entry.at, entry.kind, entry.source, entry.status, detail=entry.detail)
+        for entry in watched.timeline
+    )
+    return TaskLife(watched.task_id, server, steps, watched.task)
 
 
 def default_path(prefix: str, at: float) -> str:

@@ -26,6 +26,7 @@ STATUS_GLYPHS: dict[str, str] = {
     "cancelled": "○",
     "expired": "⊘",
     "forgotten": "∅",
+    "not_found": "∄",
     "unknown": "·",
 }
 """One glyph per display status; always shown with the word, so colour is never the only cue."""
@@ -38,6 +39,7 @@ STATUS_WORDS: dict[str, str] = {
     "cancelled": "cancelled",
     "expired": "expired",
     "forgotten": "forgotten",
+    "not_found": "not found",
     "unknown": "unknown",
 }
 """Short words for the status column (`input_required` is spelled `input` to fit)."""
@@ -191,11 +193,7 @@ def row_marks(watched: WatchedTask) -> list[tuple[str, str]]:
         marks.append(("✗ tool error", "error"))
     if watched.synchronous:
         marks.append(("↯ synchronous", "accent"))
-    server_done = (
-        watched.expired
-        or watched.forgotten
-        or (watched.task is not None and watched.task.is_terminal)
-    )
+    server_done = watched.gone or (watched.task is not None and watched.task.is_terminal)
     if watched.stopped is not None and not server_done:
         marks.append(("□ not watched", "muted"))
     return marks
@@ -225,6 +223,7 @@ STATUS_COLOURS: dict[str, str] = {
     "cancelled": "",
     "expired": "text-error",
     "forgotten": "text-warning",
+    "not_found": "text-warning",
     "unknown": "",
 }
 """Which theme variable colours each display status; empty means dim."""

@@ -2,19 +2,18 @@
 
 `open_input` must be awaited from a worker (it waits for the modal to close). It returns the
 response the server acknowledged, or None when no result was sent (put off with "Later", or a
-sampling request declined through `reject`). `roots/list` needs no modal: it is answered from the
-`--root` paths.
+sampling request declined through `reject`). `roots/list` never comes here: the App answers it at
+once from the `--root` paths (`TaskSource.answer_roots`).
 """
 
 from __future__ import annotations
 
 import webbrowser
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from textual.app import App
 
-from app.engine.input_text import roots_response
 from app.engine.models import InputKind, InputRequest
 from app.engine.schema_form import UnsupportedSchema, parse_schema
 from widgets.input_form import InputForm
@@ -45,7 +44,7 @@ def input_screen(
 
     `draft` is a response typed earlier but not acknowledged (`broker.staged_answer`); its values
     are filled in again. `reject` declines a sampling request with a JSON-RPC error (e.g.
-    `adapter.reject(request)`). `roots/list` has no modal: answer it with `roots_response`.
+    `adapter.reject(request)`). `roots/list` has no modal: it is answered from the configuration.
     """
     if request.kind is InputKind.FORM:
         schema = request.requested_schema
@@ -66,7 +65,7 @@ def input_screen(
     if request.kind is InputKind.SAMPLING:
         return InputSampling(request, submit, server=server, reject=reject)
     if request.kind is InputKind.ROOTS:
-        raise ValueError("roots/list is answered with roots_response(), not a modal")
+        raise ValueError("roots/list is answered from --root (answer_roots), not a modal")
     if request.method == "elicitation/create":
         mode = request.params.get("mode")
         return InputJson(
@@ -93,7 +92,6 @@ async def open_input(
     submit: Submit,
     server: str = "",
     draft: Mapping[str, Any] | None = None,
-    roots: Sequence[str] = (),
     opener: Opener = webbrowser.open,
     reject: Reject | None = None,
     keep_draft: Callable[[dict[str, Any]], None] | None = None,
@@ -103,13 +101,8 @@ async def open_input(
     Call it from a worker. `submit(response)` sends one response (e.g. `adapter.answer(request,
     response)`) and raises on failure; the modal keeps what was typed and lets the user retry.
     `reject()` declines a sampling request with a JSON-RPC error (False where the wire cannot).
-    A `roots/list` request is answered from `roots` without a modal (submit errors propagate).
     When the modal is put off (Later, escape), what was typed goes to `keep_draft`.
     """
-    if request.kind is InputKind.ROOTS:
-        response = roots_response(roots)
-        await submit(response)
-        return response
     screen = input_screen(request, submit, server=server, draft=draft, opener=opener, reject=reject)
     answered = await app.push_screen(screen, wait_for_dismiss=True)
     if answered is None and screen.kept_draft is not None and keep_draft is not None:

@@ -25,7 +25,7 @@ from pydantic import BaseModel
 from app.engine.adapter import CreateOutcome
 from app.engine.adapters import WireAdapter
 from app.engine.events import TaskEvent
-from app.engine.models import InputRequest
+from app.engine.models import TERMINAL_STATUSES, InputRequest
 from app.engine.negotiate import EraPreference
 from app.engine.poller import Poller
 from app.engine.purpose import sent_for
@@ -141,6 +141,7 @@ class LiveSource:
         readonly: bool = False,
         recorder: Recorder | None = None,
         policy: ReconnectPolicy | None = None,
+        roots: Sequence[dict[str, str]] = (),
     ) -> None:
         self.target = target
         self.shown = Shown(redactor_for(target, redact))
@@ -157,12 +158,16 @@ class LiveSource:
             recorder=recorder,
             key=key,
             policy=policy,
+            roots=roots,
         )
         self._session.add_connection_listener(self._on_connection)
         self._adapter: WireAdapter | None = None
         self._poller: Poller | None = None
         self._tools: list[ToolInfo] | None = None
         self._relist: asyncio.Task[int] | None = None
+        self._finished: set[str] = set()
+        """Tasks whose watch ended at a terminal status: a `tasks/list` import leaves them be
+        (re-watching one would add a second "created" and result to a task already shown)."""
 
     @property
     def session(self) -> EngineSession:
@@ -202,6 +207,8 @@ class LiveSource:
         """`on_event` fed redacted events (with their task id remembered when it changed)."""
 
         def shown(event: TaskEvent) -> None:
+            if event.kind == "stopped" and event.detail in TERMINAL_STATUSES:
+                self._finished.add(event.task_id)
             redacted = self.shown.value(event)
             self.shown.name(redacted.task_id, event.task_id)
             on_event(redacted)
@@ -285,17 +292,21 @@ class LiveSource:
         self._require_poller().mark_cancel_requested(task_id, cancelled)
 
     async def list_tasks(self) -> int:
-        """Watch every task of every `tasks/list` page that is not watched yet."""
+        """Watch every task of every `tasks/list` page that is neither watched nor finished."""
         with self.shown.errors():
             tasks = await self._require_adapter().list_tasks()
         poller = self._require_poller()
-        return sum(poller.watch(task, source="list") for task in tasks)
+        fresh = [task for task in tasks if task.task_id not in self._finished]
+        return sum(poller.watch(task, source="list") for task in fresh)
 
     def adopt(self, task_id: str) -> bool:
         return self._require_poller().adopt(self.shown.real_name(task_id))
 
     def forget(self, task_id: str) -> bool:
-        return self._require_poller().forget(self.shown.real_name(task_id))
+        """Stop watching; a forgotten task comes back with the next `tasks/list` import."""
+        real = self.shown.real_name(task_id)
+        self._finished.discard(real)
+        return self._require_poller().forget(real)
 
     def poll_now(self, task_id: str) -> bool:
         return self._require_poller().poll_now(self.shown.real_name(task_id))
@@ -316,6 +327,13 @@ class LiveSource:
         """Decline a server request through the poller (so the task's timeline records it)."""
         with self.shown.errors():
             return await self._require_poller().reject(self.shown.real_request(request))
+
+    async def answer_roots(self, request: InputRequest) -> str | None:
+        """Answer a `roots/list` from the session's roots through the poller (the task's
+        timeline records what was sent)."""
+        poller = self._require_poller()
+        answer = await poller.answer_roots(self.shown.real_request(request), self._session.roots)
+        return None if answer is None else self.shown.text(answer.summary)
 
     def staged_answer(self, request: InputRequest) -> dict[str, Any] | None:
         adapter = self._adapter

@@ -92,6 +92,9 @@ class LoadingSource:
     async def reject(self, request: InputRequest) -> bool:
         raise SourceUnavailable(STILL_LOADING)
 
+    async def answer_roots(self, request: InputRequest) -> str | None:
+        raise SourceUnavailable(STILL_LOADING)
+
     def staged_answer(self, request: InputRequest) -> dict[str, Any] | None:
         return None
 

@@ -97,6 +97,9 @@ class RecordedSource:
     async def reject(self, request: InputRequest) -> bool:
         raise SourceUnavailable(READ_ONLY)
 
+    async def answer_roots(self, request: InputRequest) -> str | None:
+        raise SourceUnavailable(READ_ONLY)
+
     def staged_answer(self, request: InputRequest) -> dict[str, Any] | None:
         return None
 

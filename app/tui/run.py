@@ -43,6 +43,9 @@ class TuiOptions:
     """The `--record FILE` recorder; without one the session is journaled in memory only."""
     reconnect_attempts: int = DEFAULT_ATTEMPTS
     """How often to reconnect after the connection is lost (`--reconnect-attempts`)."""
+    remember_tasks: bool = True
+    """Keep watched task ids across runs; off for `taskscope demo`, whose server process (and
+    so every task) is new each run."""
 
 
 class LiveLoader:
@@ -55,6 +58,7 @@ class LiveLoader:
 
     def load(self) -> LoadedSource:
         """Import the engine and build the source; called once, off the event loop."""
+        from app.engine.input_text import root_entries
         from app.engine.reconnect import ReconnectPolicy
         from app.engine.recorder import Recorder, redactor_for
         from app.tui.live import LiveSource
@@ -73,6 +77,7 @@ class LiveLoader:
             readonly=options.readonly,
             recorder=recorder,
             policy=ReconnectPolicy(attempts=options.reconnect_attempts),
+            roots=root_entries(options.roots),
         )
         return LoadedSource(source, recorder.history)
 
@@ -90,7 +95,11 @@ def run_tui(options: TuiOptions) -> int:
     from app.tui.loading import DeferredSource
 
     loader = LiveLoader(options)
-    app = TaskscopeApp(DeferredSource(loader.load), config=load_config(), roots=options.roots)
+    app = TaskscopeApp(
+        DeferredSource(loader.load),
+        config=load_config(),
+        remember_tasks=options.remember_tasks,
+    )
     try:
         code = asyncio.run(run_then_close(app))
     finally:

@@ -111,7 +111,9 @@ class TaskSource(Protocol):
         ...
 
     async def list_tasks(self) -> int:
-        """Import every page of `tasks/list` (legacy); the number of newly watched tasks."""
+        """Import every page of `tasks/list` (legacy); the number of newly watched tasks. Tasks
+        already shown (still watched, or settled and not forgotten by the user) are left as
+        they are: no second "created"."""
         ...
 
     def adopt(self, task_id: str) -> bool: ...
@@ -129,6 +131,11 @@ class TaskSource(Protocol):
     async def reject(self, request: InputRequest) -> bool:
         """Decline a server request with a JSON-RPC error; False where the wire cannot (it then
         stays pending); raises when it failed."""
+        ...
+
+    async def answer_roots(self, request: InputRequest) -> str | None:
+        """Answer a `roots/list` at once from the configured roots (`--root`); what was sent, as
+        one line, or None when sending failed (the task's timeline says why)."""
         ...
 
     def staged_answer(self, request: InputRequest) -> dict[str, Any] | None:

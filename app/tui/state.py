@@ -60,6 +60,8 @@ class TasksState:
         self.timeline_cap = timeline_cap
         self._tasks: dict[str, WatchedTask] = {}
         self._forgotten: set[str] = set()
+        self._known_before: set[str] = set()
+        """Ids watched in an earlier run (resumed from the known-task store)."""
         self._totals = _Totals()
 
     @property
@@ -87,9 +89,19 @@ class TasksState:
                 return False
             self._forgotten.discard(event.task_id)
         before = self._tasks.get(event.task_id)
-        after = apply_event(before, event, timeline_cap=self.timeline_cap)
+        after = apply_event(
+            before,
+            event,
+            timeline_cap=self.timeline_cap,
+            known_before=event.task_id in self._known_before,
+        )
         self._put(event.task_id, before, after)
         return after != before
+
+    def known_before(self, task_ids: Iterable[str]) -> None:
+        """Note ids watched in an earlier run: if the server no longer knows one it is shown as
+        forgotten (or expired), not as an id the server never knew."""
+        self._known_before.update(task_ids)
 
     def apply_all(self, events: Iterable[TaskEvent]) -> set[str]:
         """Fold a batch of events in order; the ids whose rows need repainting."""

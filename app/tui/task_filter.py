@@ -101,11 +101,12 @@ _STATUS_RANK: dict[str, int] = {
     "input_required": 0,
     "failed": 1,
     "forgotten": 2,
-    "expired": 3,
-    "unknown": 4,
-    "working": 5,
-    "cancelled": 6,
-    "completed": 7,
+    "not_found": 3,
+    "expired": 4,
+    "unknown": 5,
+    "working": 6,
+    "cancelled": 7,
+    "completed": 8,
 }
 
 

@@ -28,9 +28,11 @@ DisplayStatus = Literal[
     "cancelled",
     "expired",
     "forgotten",
+    "not_found",
     "unknown",
 ]
-"""What the status column shows: the server's status, or what became of a task it lost."""
+"""What the status column shows: the server's status, or what became of a task it lost
+(`not_found`: an id the server never knew, e.g. a mistyped one pasted with `a`)."""
 
 _MATERIAL_KINDS = frozenset({"transition", "changed", "result"})
 _GOOD_POLL_KINDS = frozenset({"created", "polled", "transition", "changed", "result"})
@@ -79,6 +81,9 @@ class WatchedTask:
     synchronous: bool = False
     expired: bool = False
     forgotten: bool = False
+    not_found: bool = False
+    """The server answered "not found" for an id never seen alive (not in this run, nor in an
+    earlier one): it does not know the id, rather than having forgotten a task."""
     stopped: str | None = None
     pending_inputs: frozenset[str] = frozenset()
     answered_inputs: frozenset[str] = frozenset()
@@ -95,6 +100,8 @@ class WatchedTask:
             return "expired"
         if self.forgotten:
             return "forgotten"
+        if self.not_found:
+            return "not_found"
         if self.task is None:
             return "unknown"
         return self.task.status
@@ -117,18 +124,23 @@ class WatchedTask:
     def is_fault(self) -> bool:
         """Failed, expired or forgotten, waiting for input, erroring, or a tool error result."""
         return (
-            self.status in ("failed", "expired", "forgotten")
+            self.status in ("failed", "expired", "forgotten", "not_found")
             or self.input_waiting
             or self.erroring
             or (self.task is not None and self.task.is_tool_error)
         )
 
     @property
+    def gone(self) -> bool:
+        """True when the server does not know the task (any more): expired, forgotten or an id
+        it never knew. `C` clears these rows."""
+        return self.expired or self.forgotten or self.not_found
+
+    @property
     def settled(self) -> bool:
         """True once nothing more will happen: terminal, gone from the server, or unwatched."""
         return (
-            self.expired
-            or self.forgotten
+            self.gone
             or self.stopped is not None
             or (self.task is not None and self.task.is_terminal)
         )
@@ -154,8 +166,20 @@ def _pending_after(watched: WatchedTask, event: TaskEvent, task: Task | None) ->
     return pending
 
 
+NOT_FOUND_DETAIL = "the server does not know this id"
+
+
+def _never_known(watched: WatchedTask, event: TaskEvent, known_before: bool) -> bool:
+    """A "not found" for an id that never had a good state here nor in an earlier run."""
+    return event.kind == "expired" and watched.task is None and not known_before
+
+
 def _entry_for(
-    watched: WatchedTask, event: TaskEvent, task: Task | None, diff: StateDiff | None
+    watched: WatchedTask,
+    event: TaskEvent,
+    task: Task | None,
+    diff: StateDiff | None,
+    known_before: bool,
 ) -> TimelineEntry | None:
     status = task.status if task is not None else None
     kind: str = event.kind
@@ -170,15 +194,26 @@ def _entry_for(
     elif kind in ("input_needed", "input_answered") and event.input_request is not None:
         request = event.input_request
         detail = detail or f"{request.method} [{request.key}] {request.message}".strip()
+    elif _never_known(watched, event, known_before):
+        kind = "not found"
+        detail = f"{NOT_FOUND_DETAIL} ({detail})" if detail else NOT_FOUND_DETAIL
     elif kind == "expired":
         kind = "expired" if _expired_by_ttl(watched.task, event.at) else "forgotten"
     return TimelineEntry(event.at, kind, event.source, status, detail, diff or None)
 
 
 def apply_event(
-    watched: WatchedTask | None, event: TaskEvent, *, timeline_cap: int = DEFAULT_TIMELINE_CAP
+    watched: WatchedTask | None,
+    event: TaskEvent,
+    *,
+    timeline_cap: int = DEFAULT_TIMELINE_CAP,
+    known_before: bool = False,
 ) -> WatchedTask:
-    """The new `WatchedTask` after `event`; `watched` is None for a task seen for the first time."""
+    """The new `WatchedTask` after `event`; `watched` is None for a task seen for the first time.
+
+    `known_before`: the id was watched in an earlier run (resumed), so a "not found" for it
+    means the server forgot it, not that it never knew it.
+    """
     if watched is None:
         watched = WatchedTask(
             task_id=event.task_id,
@@ -225,6 +260,7 @@ def apply_event(
         changes["violation"] = None
         changes["expired"] = False
         changes["forgotten"] = False
+        changes["not_found"] = False
     elif event.kind == "error":
         changes["last_error"] = event.detail or "request failed"
         changes["errors"] = watched.errors + 1
@@ -235,19 +271,22 @@ def apply_event(
         changes["errors"] = watched.errors + 1
     elif event.kind == "expired":
         by_ttl = _expired_by_ttl(watched.task, event.at)
-        changes["expired"] = by_ttl
-        changes["forgotten"] = not by_ttl
+        unknown = _never_known(watched, event, known_before)
+        changes["expired"] = by_ttl and not unknown
+        changes["forgotten"] = not by_ttl and not unknown
+        changes["not_found"] = unknown
         changes["next_poll"] = None
         changes["next_poll_at"] = None
         changes["cancel_requested"] = False
     elif event.kind == "input_answered" and event.input_request is not None:
         changes["answered_inputs"] = watched.answered_inputs | {event.input_request.key}
     if event.kind == "stopped":
-        changes["stopped"] = event.detail or "watch ended"
+        lost = watched.not_found and event.detail == "expired"
+        changes["stopped"] = "not found" if lost else event.detail or "watch ended"
         changes["next_poll"] = None
         changes["next_poll_at"] = None
 
-    entry = _entry_for(watched, event, task, diff)
+    entry = _entry_for(watched, event, task, diff, known_before)
     if entry is not None:
         changes["timeline"] = bounded_timeline(watched.timeline, entry, timeline_cap)
     after = replace(watched, **changes)

@@ -10,7 +10,16 @@ from typing import Any
 import pytest
 
 from tests.cli_helpers import Run, run_cli
-from tests.interop.catalog import SERVERS, Call, Server, Transport, case_id, cases, target_flags
+from tests.interop.catalog import (
+    BY_NAME,
+    SERVERS,
+    Call,
+    Server,
+    Transport,
+    case_id,
+    cases,
+    target_flags,
+)
 
 WATCH_TIMEOUT_S = 120
 ALL = [(server, transport) for server in SERVERS for transport in server.transports]
@@ -181,3 +190,25 @@ def test_extension_tasks_are_cancelled_and_read_from_any_connection(
     got = run_cli("tasks", "get", *target, "--task-id", finished_id)
     assert got.code == 0 and got.document["task"]["status"] == "completed"
     assert server.finishes.expect in json.dumps(got.document["task"]["result"])
+
+
+@pytest.mark.slow
+def test_a_question_on_the_call_stream_is_prompted_once(server_url: Any) -> None:
+    """The TypeScript SDK example asks on the `tools/call` stream and returns the task while the
+    question is still open; watching the task must not ask it a second time."""
+    from tests.test_cli_pty import interactive_cli
+
+    server, call = BY_NAME["ts-sdk-simpleStreamableHttp"], Call("collect-user-info-task", {})
+    target = reach((server, "http"), server_url)
+    args = ("tools", "call", *target, "--tool-name", call.tool, "--task", "--task-watch")
+    with interactive_cli(*args, "--tool-args", json.dumps({"infoType": "contact"})) as (
+        term,
+        process,
+    ):
+        term.expect("[a]ccept, [d]ecline or [c]ancel? [a]: ", timeout=WATCH_TIMEOUT_S)
+        term.type("d")
+        term.expect("watch ended (completed)", timeout=WATCH_TIMEOUT_S)
+        stdout, _ = process.communicate(timeout=30)
+    assert term.seen.count("[a]ccept, [d]ecline or [c]ancel?") == 1, term.seen
+    assert "is not pending" not in term.seen
+    assert "User declined to provide contact information" in stdout
