@@ -65,11 +65,11 @@ def test_the_demo_app_neither_restores_nor_remembers_task_ids(
     monkeypatch.setenv("TASKSCOPE_CONFIG", str(tmp_path / "none.json"))
     seen: list[bool] = []
 
-    def fake_run(app: TaskscopeApp) -> int:
+    async def fake_run(app: TaskscopeApp, **_options: object) -> int:
         seen.append(app.remember_tasks)
         return 0
 
-    monkeypatch.setattr(TaskscopeApp, "run", fake_run)
+    monkeypatch.setattr(TaskscopeApp, "run_async", fake_run)
     assert main(["demo"]) == 0
     assert main(["--url", "http://127.0.0.1:9/mcp"]) == 0
     assert seen == [False, True]
