@@ -11,7 +11,7 @@ from textual.widgets import Static
 
 from app.engine.models import InputKind, InputRequest
 
-INPUT_SIZES = [(120, 36), (80, 24)]
+INPUT_SIZES = [(200, 50), (120, 36), (80, 24)]
 
 
 class FakeSubmit:

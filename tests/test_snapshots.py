@@ -18,8 +18,10 @@ from app.tui.app import TaskscopeApp
 from tests.tui_helpers import wait_for
 from tests.tui_recording import HISTORY_TASKS, RECORDED_TASKS, history_app, recorded_app
 from widgets.arguments_form import ArgumentsForm
+from widgets.frame_exchange import ExchangeScreen
+from widgets.tool_picker import ToolPicker
 
-SIZES = [(120, 36), (80, 24)]
+SIZES = [(200, 50), (120, 36), (80, 24)]
 
 Step = Callable[[Pilot[Any]], Awaitable[None]]
 
@@ -71,11 +73,30 @@ async def show_rpc_log(pilot: Pilot[Any]) -> None:
     await pilot.pause()
 
 
+async def show_tool_picker(pilot: Pilot[Any]) -> None:
+    app = await loaded(pilot)
+    await pilot.press("n")
+    await wait_for(pilot, lambda: isinstance(app.screen, ToolPicker))
+    await pilot.press(*"rep")
+    await pilot.pause(0.2)
+
+
+async def show_exchange(pilot: Pilot[Any]) -> None:
+    app = await loaded(pilot)
+    await pilot.press("L")
+    await pilot.pause()
+    await pilot.press("home", "down", "enter")
+    await wait_for(pilot, lambda: isinstance(app.screen, ExchangeScreen))
+    await pilot.pause(0.2)
+
+
 SCENES: dict[str, Step] = {
     "list": show_list,
     "detail": show_detail,
     "create_form": show_create_form,
     "rpc_log": show_rpc_log,
+    "tool_picker": show_tool_picker,
+    "exchange": show_exchange,
 }
 
 

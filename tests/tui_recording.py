@@ -12,6 +12,7 @@ from typing import Any
 from app.engine.adapter import TasksCapabilities
 from app.engine.events import EventKind, NextPoll, Source, TaskEvent
 from app.engine.models import InputKind, InputRequest, Progress, Task, TaskError
+from app.engine.purpose import request_purpose
 from app.engine.rpc_types import Frame
 from app.tui.app import TaskscopeApp
 from app.tui.config import TuiConfig
@@ -218,6 +219,9 @@ def _frame(
     message: dict[str, Any] = {"jsonrpc": "2.0", "id": rpc_id}
     if method is not None:
         message.update(method=method, params={"taskId": task_id} if task_id else {})
+    elif error is None and task_id is not None:
+        message["result"] = {"taskId": task_id, "status": "working"}
+    purpose = request_purpose(method, reason, task_id) if method and reason else None
     return Frame(
         direction=direction,
         message=message,
@@ -229,8 +233,10 @@ def _frame(
         reason=reason,
         latency_ms=latency_ms,
         http_status=200,
-        headers={},
+        headers={"content-type": "application/json"},
         error=error,
+        exchange=rpc_id,
+        purpose=purpose,
     )
 
 
