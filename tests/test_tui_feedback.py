@@ -85,6 +85,9 @@ async def test_cancel_is_greyed_out_and_says_why_without_tasks_cancel() -> None:
         hints, _ = app.query_one(KeyFooter).key_hints()
         (cancel,) = [hint for hint in hints if hint.key == "x"]
         assert not cancel.enabled
+        assert (
+            cancel.tooltip == "This server declared no tasks/cancel: its tasks cannot be cancelled."
+        )
         await pilot.press("x")
         await wait_for(pilot, lambda: bool(toasts.made))
         assert toasts.texts() == [

@@ -10,7 +10,7 @@ When the keys do not fit, the rightmost ones give way first, except the pinned o
 from __future__ import annotations
 
 from collections.abc import Set as AbstractSet
-from typing import NamedTuple
+from typing import NamedTuple, Protocol, runtime_checkable
 
 from rich.cells import cell_len
 from rich.style import Style
@@ -116,7 +116,11 @@ class KeyFooter(Widget, can_focus=False):
             if not binding.show or binding.action in seen_actions:
                 continue
             seen_actions.add(binding.action)
-            hints.append(_hint(binding_state, app.get_key_display(binding)))
+            hint = _hint(binding_state, app.get_key_display(binding))
+            if not hint.enabled and isinstance(app, ExplainsDisabled):
+                reason = app.disabled_reason(binding.action.removeprefix("app."))
+                hint = hint._replace(tooltip=reason or hint.tooltip)
+            hints.append(hint)
         palette: KeyHint | None = None
         if app.ENABLE_COMMAND_PALETTE:
             found = active.get(app.COMMAND_PALETTE_BINDING)
@@ -216,6 +220,13 @@ class KeyFooter(Widget, can_focus=False):
         self._hovered = key
         self.tooltip = safe_text(hint.tooltip) if hint is not None and hint.tooltip else None
         self.refresh()
+
+
+@runtime_checkable
+class ExplainsDisabled(Protocol):
+    """An App that can say why a greyed-out action cannot run (shown as its key's tooltip)."""
+
+    def disabled_reason(self, action: str) -> str | None: ...
 
 
 def _hint(state: ActiveBinding, label: str) -> KeyHint:
