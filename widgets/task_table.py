@@ -48,6 +48,7 @@ from app.tui.formatting import (
     theme_style,
 )
 from app.tui.state import WatchedTask
+from widgets.row_cursor import CURSOR_BINDINGS, RowCursorKeys
 from widgets.table_layout import (
     CELL_PADDING,
     COLUMN_KEYS,
@@ -102,7 +103,7 @@ class TaskRow:
         self.strip_key: tuple[object, ...] | None = None
 
 
-class TaskTable(ScrollView, can_focus=True):
+class TaskTable(RowCursorKeys, ScrollView, can_focus=True):
     """The task list, one row per task id; `sync` patches it in place from the App's state.
 
     Where focus is shows: focused, the header row is tinted and the cursor row is in the cursor
@@ -163,12 +164,7 @@ class TaskTable(ScrollView, can_focus=True):
             tooltip="the detail tabs (←→ switch tab, tab into it, shift+tab back to the list)",
         ),
         Binding("enter", "choose", "Choose", show=False),
-        Binding("up", "cursor_up", "Cursor up", show=False),
-        Binding("down", "cursor_down", "Cursor down", show=False),
-        Binding("pageup", "page_up", "Page up", show=False),
-        Binding("pagedown", "page_down", "Page down", show=False),
-        Binding("home,ctrl+home", "first_row", "First row", show=False),
-        Binding("end,ctrl+end", "last_row", "Last row", show=False),
+        *CURSOR_BINDINGS,
     ]
 
     class TaskSelected(Message):
@@ -469,34 +465,23 @@ class TaskTable(ScrollView, can_focus=True):
             )
         self._announce()
 
-    def _page(self) -> int:
+    def cursor_page(self) -> int:
         return max(self.scrollable_content_region.height - HEADER_HEIGHT, 1)
 
-    def action_cursor_up(self) -> None:
-        self._set_hover(None)
-        self.move_cursor(self.cursor_row - 1)
+    def cursor_rows(self) -> int:
+        return len(self._order)
 
-    def action_cursor_down(self) -> None:
+    def before_cursor_key(self) -> None:
         self._set_hover(None)
-        self.move_cursor(self.cursor_row + 1)
 
     def action_page_up(self) -> None:
-        self._set_hover(None)
-        self.scroll_to(y=self.scroll_y - self._page(), animate=False, immediate=True)
-        self.move_cursor(self.cursor_row - self._page())
+        """Scroll a page first, so the cursor keeps its place on screen."""
+        self.scroll_to(y=self.scroll_y - self.cursor_page(), animate=False, immediate=True)
+        super().action_page_up()
 
     def action_page_down(self) -> None:
-        self._set_hover(None)
-        self.scroll_to(y=self.scroll_y + self._page(), animate=False, immediate=True)
-        self.move_cursor(self.cursor_row + self._page())
-
-    def action_first_row(self) -> None:
-        self._set_hover(None)
-        self.move_cursor(0)
-
-    def action_last_row(self) -> None:
-        self._set_hover(None)
-        self.move_cursor(len(self._order) - 1)
+        self.scroll_to(y=self.scroll_y + self.cursor_page(), animate=False, immediate=True)
+        super().action_page_down()
 
     def action_choose(self) -> None:
         """Enter: tell the App which task was chosen."""

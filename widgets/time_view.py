@@ -18,7 +18,7 @@ from typing import ClassVar, NamedTuple
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.geometry import Region, Size, Spacing
 from textual.message import Message
 from textual.scroll_view import ScrollView
@@ -28,6 +28,7 @@ from textual.theme import Theme
 from app.engine.sanitize import one_line
 from app.tui.formatting import STATUS_COLOURS, format_duration, short_id, theme_style
 from app.tui.state import WatchedTask
+from widgets.row_cursor import CURSOR_BINDINGS, RowCursorKeys
 from widgets.time_bars import (
     Bar,
     TimeScale,
@@ -76,7 +77,7 @@ class ViewLook(NamedTuple):
     cursor: Style
 
 
-class TimeView(ScrollView, can_focus=True):
+class TimeView(RowCursorKeys, ScrollView, can_focus=True):
     """Tasks as bars on a shared time axis; `sync` follows the App's state."""
 
     DEFAULT_CSS = """
@@ -106,14 +107,7 @@ class TimeView(ScrollView, can_focus=True):
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"time-view--axis", "time-view--cursor"}
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "cursor_up", "Cursor up", show=False),
-        Binding("down", "cursor_down", "Cursor down", show=False),
-        Binding("pageup", "page_up", "Page up", show=False),
-        Binding("pagedown", "page_down", "Page down", show=False),
-        Binding("home,ctrl+home", "first_row", "First row", show=False),
-        Binding("end,ctrl+end", "last_row", "Last row", show=False),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = CURSOR_BINDINGS
 
     class TaskSelected(Message):
         """The bar under the cursor changed (None when no task is shown)."""
@@ -313,26 +307,11 @@ class TimeView(ScrollView, can_focus=True):
             )
         self._announce()
 
-    def _page(self) -> int:
+    def cursor_page(self) -> int:
         return max(self.scrollable_content_region.height - AXIS_HEIGHT - len(self._legend), 1)
 
-    def action_cursor_up(self) -> None:
-        self.move_cursor(self.cursor_row - 1)
-
-    def action_cursor_down(self) -> None:
-        self.move_cursor(self.cursor_row + 1)
-
-    def action_page_up(self) -> None:
-        self.move_cursor(self.cursor_row - self._page())
-
-    def action_page_down(self) -> None:
-        self.move_cursor(self.cursor_row + self._page())
-
-    def action_first_row(self) -> None:
-        self.move_cursor(0)
-
-    def action_last_row(self) -> None:
-        self.move_cursor(len(self._order) - 1)
+    def cursor_rows(self) -> int:
+        return len(self._order)
 
     def on_click(self, event: events.Click) -> None:
         """A click on a bar selects its task."""
