@@ -288,17 +288,32 @@ def mrtr_request_state(driver: Driver) -> None:
 
 
 def standard_headers(driver: Driver) -> None:
-    """http-standard-headers: every verb once (Mcp-Method on each, Mcp-Name where it applies)."""
-    for name in named(driver.tools_list(), "name"):
-        driver.should(driver.tools_call(name, {}))
-    listed = driver.should(driver.run("resources list", ["resources", "list"])).document()
+    """http-standard-headers: every verb once (Mcp-Method on each, Mcp-Name where it applies).
+    Independent steps run side by side: one after another, a loaded machine ran out of the
+    suite's 30 s before the last verb."""
+    tools = named(driver.tools_list(), "name")
+    calls = [partial(driver.tools_call, name, {}) for name in tools]
+    listing = [
+        partial(driver.run, "resources list", ["resources", "list"]),
+        partial(driver.run, "prompts list", ["prompts", "list"]),
+    ]
+    *called, resources_step, prompts_step = driver.in_parallel([*calls, *listing])
+    for step in called:
+        driver.should(step)
+    listed = driver.should(resources_step).document()
     resources = listed.get("resources") if isinstance(listed, dict) else None
-    for uri in named(resources, "uri"):
-        driver.should(driver.run(f"resources read {uri}", ["resources", "read"], "--uri", uri))
-    listed = driver.should(driver.run("prompts list", ["prompts", "list"])).document()
+    listed = driver.should(prompts_step).document()
     prompts = listed.get("prompts") if isinstance(listed, dict) else None
-    for name in named(prompts, "name"):
-        driver.should(driver.run(f"prompts get {name}", ["prompts", "get"], "--name", name))
+    reads = [
+        partial(driver.run, f"resources read {uri}", ["resources", "read"], "--uri", uri)
+        for uri in named(resources, "uri")
+    ]
+    gets = [
+        partial(driver.run, f"prompts get {name}", ["prompts", "get"], "--name", name)
+        for name in named(prompts, "name")
+    ]
+    for step in driver.in_parallel([*reads, *gets]):
+        driver.should(step)
 
 
 def invalid_tool_headers(driver: Driver) -> None:
