@@ -428,7 +428,7 @@ async def test_the_list_the_detail_pane_and_the_rpc_log_show_server_text_as_type
         await loaded(pilot)
         app.go_to_task(TASK_ID)
         await pilot.pause(0.2)
-        assert_as_typed(shown_text(app.table), "✗ failed [@click=app.quit]click … [/b]EVIL[…")
+        assert_as_typed(shown_text(app.table), "✗ failed [@click=app.quit]click … [/b]E…7[/]")
         assert_as_typed(shown_text(app.table), "[/b]EVIL cannot open [/var/log/…")
         message = app.table.get_cell(TASK_ID, "message")  # kept whole, cut when drawn
         assert message.plain.startswith("[/b]EVIL cannot open [/var/log/app.log] [reverse]")

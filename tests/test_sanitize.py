@@ -10,7 +10,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from app.engine.sanitize import _one_line, _one_line_short, clean_text, one_line, safe_text
+from app.engine.sanitize import (
+    _one_line,
+    _one_line_short,
+    clean_text,
+    middle_line,
+    one_line,
+    safe_text,
+)
 
 ALLOWED_CONTROLS = {"\n", "\t"}
 
@@ -196,3 +203,15 @@ def test_one_line_remembers_short_strings_only() -> None:
         one_line("x" * 1000, 12)
     info = _one_line_short.cache_info()
     assert (info.hits, info.misses, info.currsize) == (2, 1, 1)
+
+
+def test_middle_line_keeps_both_ends_of_ids_that_share_a_prefix() -> None:
+    """Python SDK ids are `<session>:<uuid>`: cut at the end, every row read the same."""
+    session = "6125d8073e004493a2542ae1c2d4e6f8"
+    first, second = f"{session}:aff476e309f2", f"{session}:0b1c2d3e4f5a"
+    assert middle_line(first, 10) == "6125d…09f2"
+    assert middle_line(first, 10) != middle_line(second, 10)
+    assert middle_line("short-id", 10) == "short-id"
+    assert middle_line("[b]x\x1b[31m" + "y" * 30, 10).startswith("[b]x")
+    assert "\x1b" not in middle_line("a" * 20 + "\x1b[2J" + "z" * 20, 10)
+    assert middle_line("x" * 5000, 10) == one_line("x" * 5000, 10)  # too long to read its end

@@ -12,6 +12,7 @@ from tests.tui_helpers import SIZE, connected, live_app, only_task, stdio_target
 from widgets.arguments_form import CreateRequest
 from widgets.header_bar import HeaderBar
 from widgets.input_form import InputForm
+from widgets.input_inbox import InputInbox
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -51,3 +52,23 @@ async def test_a_question_put_off_keeps_its_typing_and_no_toast_covers_it(wire: 
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, InputForm))
         assert app.screen.query(Input).first().value == "after lunch"
+
+
+async def test_a_question_asked_before_its_task_exists_waits_in_the_inbox_when_put_off() -> None:
+    """A question on the tools/call stream belongs to no task yet: Later must not lose it."""
+    app = live_app(stdio_target("legacy", "--elicit-channel", "call"), remember_tasks=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot)
+        app.run_worker(app.create_task(CreateRequest("provision_server", {}, None, True)))
+        await wait_for(pilot, lambda: isinstance(app.screen, InputForm))
+        form = app.screen
+        assert isinstance(form, InputForm) and form.request.task_id is None
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, InputForm))
+        assert form.request.key in [entry.request.key for entry in app.inbox_entries()]
+        await pilot.press("i")
+        await wait_for(pilot, lambda: isinstance(app.screen, InputInbox))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, InputForm))
+        again = app.screen
+        assert isinstance(again, InputForm) and again.request.key == form.request.key

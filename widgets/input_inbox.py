@@ -23,7 +23,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
 from app.engine.models import InputRequest
-from app.engine.sanitize import one_line
+from app.engine.sanitize import middle_line, one_line
 from app.tui.formatting import format_since, questions_waiting
 from app.tui.plain import toast
 from widgets.input_modal import INPUTS_CSS, request_message
@@ -129,7 +129,7 @@ class InputInbox(ModalScreen[None]):
         request = entry.request
         return [
             Text(format_since(entry.received_at, now)),
-            Text(one_line(request.task_id or "(no task)", 16)),
+            Text(middle_line(request.task_id or "(no task)", 16)),
             Text(one_line(entry.server or "—", 14)),
             Text(request.kind.value),
             Text(one_line(request_message(request) or request.method, 60)),

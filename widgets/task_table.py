@@ -33,7 +33,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.theme import Theme
 
-from app.engine.sanitize import one_line
+from app.engine.sanitize import middle_line, one_line
 from app.tui.formatting import (
     PACING_WORDS,
     SEVERITY_COLOURS,
@@ -65,6 +65,8 @@ _CLOCK_WIDTHS = {column.key: column.max_width for column in COLUMNS if column.ke
 MARK_GLYPH = "▸"
 """Shown in the first column of a row the user marked for a bulk action."""
 CELL_TEXT_MAX = 400
+ID_CELL_WIDTH = 10
+"""Cells of a task id in the list, cut in the middle: ids sharing a prefix still differ."""
 """Cells are kept up to this many cells (cut with "…" to their column when drawn): the message
 column grows with the terminal, and the detail pane has the whole text."""
 NEXT_POLL_CLOCK_WIDTH = 5
@@ -632,7 +634,7 @@ class TaskTable(RowCursorKeys, ScrollView, can_focus=True):
             "mark": _cell(mark, self._style("text-accent")),
             "status": _cell(status_label(watched.status), status_style),
             "tool": _cell(watched.tool_name or "—"),
-            "id": _cell(watched.task_id),
+            "id": Text(middle_line(watched.task_id, ID_CELL_WIDTH), no_wrap=True, end=""),
             "progress": _cell(format_task_progress(watched.task)),
             "marks": marks,
             "message": self._message_cell(watched),

@@ -25,8 +25,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.theme import Theme
 
-from app.engine.sanitize import one_line
-from app.tui.formatting import STATUS_COLOURS, format_duration, short_id, theme_style
+from app.engine.sanitize import middle_line, one_line
+from app.tui.formatting import STATUS_COLOURS, format_duration, theme_style
 from app.tui.state import WatchedTask
 from widgets.row_cursor import CURSOR_BINDINGS, RowCursorKeys
 from widgets.time_bars import (
@@ -65,7 +65,7 @@ def row_label(watched: WatchedTask, width: int, marked: bool) -> str:
     """`▸build_report ab12cd34…`: mark, tool and the start of the id (what tells two runs of one
     tool apart), cleaned and cut to `width`."""
     mark = MARK_GLYPH if marked else " "
-    text = f"{watched.tool_name or '—'} {short_id(watched.task_id, 10)}"
+    text = f"{watched.tool_name or '—'} {middle_line(watched.task_id, 10)}"
     return (mark + one_line(text, max(width - 1, 1))).ljust(width)[:width]
 
 

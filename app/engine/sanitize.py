@@ -16,7 +16,7 @@ import functools
 import re
 from typing import TYPE_CHECKING, Any
 
-from rich.cells import get_character_cell_size
+from rich.cells import cell_len, get_character_cell_size
 
 if TYPE_CHECKING:
     from rich.text import Text  # loaded by safe_text: headless commands never need it
@@ -138,6 +138,21 @@ def one_line(text: Any, width: int) -> str:
     if type(text) is str and len(text) <= ONE_LINE_CACHED_LEN:
         return _one_line_short(text, width)
     return _one_line(text, width)
+
+
+def middle_line(text: Any, width: int) -> str:
+    """`text` cleaned onto one line and cut in the middle to `width` cells ("6125…309f2"):
+    task ids that share a prefix (a session, a server name) still differ where they are cut."""
+    whole = one_line(text, MIDDLE_LINE_MAX)
+    if cell_len(whole) <= width or width < 3 or whole.endswith("…"):
+        return one_line(text, width)
+    tail = (width - 1) // 2
+    cut = whole[: width - 1 - tail] + "…" + whole[-tail:]
+    return cut if cell_len(cut) <= width else one_line(text, width)
+
+
+MIDDLE_LINE_MAX = 400
+"""Longer text is cut at its end by `middle_line` (its end is not known without reading it all)."""
 
 
 @functools.lru_cache(maxsize=ONE_LINE_CACHE_SIZE)

@@ -33,7 +33,7 @@ from textual.theme import Theme
 from textual.widgets import Input, Static
 from textual.worker import Worker, WorkerState
 
-from app.engine.sanitize import clean_text, one_line
+from app.engine.sanitize import clean_text, middle_line, one_line
 from app.tui.bindings import APP_BINDINGS, LIST_BINDINGS
 from app.tui.commands import TaskCommands
 from app.tui.config import TuiConfig
@@ -185,6 +185,9 @@ class TaskscopeApp(App[int]):
         self._asked_order: dict[tuple[str, str], int] = {}
         """The order the server asked its questions in, so they are answered in that order."""
         self._drafts: dict[tuple[str, str], dict[str, Any]] = {}
+        self._strays: dict[str, InputRequest] = {}
+        """Questions asked outside any task (on a plain call's stream) until answered: the
+        inbox lists them, so one put off with Later can be opened again."""
         """What was typed into a question put off with Later or escape, by (task, request key)."""
         self._announced: set[tuple[str, str]] = set()
         self._sync_count = 0
@@ -460,7 +463,7 @@ class TaskscopeApp(App[int]):
             self._announce_input(task_id, event.input_request)
         elif event.kind == "transition" and event.task is not None and event.task.is_terminal:
             self._announce(
-                f"{one_line(task_id, 24)} {event.task.status}",
+                f"{middle_line(task_id, 24)} {event.task.status}",
                 title="Task finished",
                 severity="error" if event.task.status == "failed" else "information",
             )
@@ -480,6 +483,7 @@ class TaskscopeApp(App[int]):
         `roots/list` is answered at once from the configuration instead (nobody is asked)."""
         ident = (task_id, request.key)
         self._requests[ident] = request
+        self._strays.pop(request.key, None)  # the call's question now belongs to its task
         self._received_at.setdefault(ident, self.clock())
         self._asked_order.setdefault(ident, len(self._asked_order))
         if ident in self._announced or self.readonly:
@@ -494,7 +498,7 @@ class TaskscopeApp(App[int]):
             return
         question = one_line(request.message or request.method, 80)
         self._announce(
-            f"{one_line(task_id, 24)} needs input: {question}  (enter on its row; i: inbox)",
+            f"{middle_line(task_id, 24)} needs input: {question}  (enter on its row; i: inbox)",
             title="Input needed",
             severity="warning",
         )
@@ -509,6 +513,8 @@ class TaskscopeApp(App[int]):
             if not self.readonly:
                 self._answer_roots(request)
             return
+        self._strays[request.key] = request
+        self._received_at.setdefault(ident, self.clock())
         if self.config.bell:
             self.bell()
         self._answer(request)
@@ -786,7 +792,10 @@ class TaskscopeApp(App[int]):
                 await self.source.cancel(task_id)
             except Exception as exc:
                 toast(
-                    self, describe(exc), title=f"Cancel {one_line(task_id, 30)}", severity="error"
+                    self,
+                    describe(exc),
+                    title=f"Cancel {middle_line(task_id, 30)}",
+                    severity="error",
                 )
                 continue
             if cooperative:
@@ -1090,7 +1099,10 @@ class TaskscopeApp(App[int]):
             await self.source.answer(request, response)
 
         async def reject() -> bool:
-            return await self.source.reject(request)
+            rejected = await self.source.reject(request)
+            if rejected:
+                self._strays.pop(request.key, None)
+            return rejected
 
         def keep_draft(draft: dict[str, Any]) -> None:
             if len(self._drafts) >= MAX_KEPT_DRAFTS:
@@ -1098,7 +1110,7 @@ class TaskscopeApp(App[int]):
             self._drafts[draft_key] = draft
 
         draft_key = (request.task_id or "", request.key)
-        return await open_input(
+        answered = await open_input(
             self,
             request,
             submit=submit,
@@ -1107,13 +1119,22 @@ class TaskscopeApp(App[int]):
             reject=reject,
             keep_draft=keep_draft,
         )
+        if request.task_id is None and request.key in self._strays:
+            if answered is not None:
+                del self._strays[request.key]
+            else:
+                toast(self, "Put off: the question waits in the inbox (i).", timeout=4)
+        return answered
 
     def inbox_entries(self) -> list[InboxEntry]:
         """Every input request a watched task is waiting on, with when it was first seen."""
         from widgets.input_inbox import InboxEntry
 
         server = self.info.server_name if self.info else ""
-        entries: list[InboxEntry] = []
+        entries = [
+            InboxEntry(request, server, self._received_at.get(("", key), self.clock()))
+            for key, request in self._strays.items()
+        ]
         for watched in self.tasks.tasks.values():
             for key in self._in_asking_order(watched):
                 request = self._request_for(watched, key)

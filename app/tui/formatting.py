@@ -168,11 +168,6 @@ def format_clock(at: float) -> str:
     return time.strftime("%H:%M:%S", time.localtime(whole)) + f".{int((at - whole) * 1000):03d}"
 
 
-def short_id(task_id: str, width: int = 10) -> str:
-    """The start of a task id, cut with an ellipsis to fit `width` (callers still sanitize it)."""
-    return task_id if len(task_id) <= width else task_id[: width - 1] + "…"
-
-
 def row_marks(watched: WatchedTask) -> list[tuple[str, str]]:
     """The row's badges as (text, severity) pairs, most urgent first.
 
