@@ -358,6 +358,8 @@ def test_errors_are_json_when_piped_and_text_on_a_terminal() -> None:
     assert json.loads(piped.stderr.getvalue())["error"]["code"] == "RPC_ERROR"  # type: ignore[attr-defined]
     text = readable_error(error)
     assert text.startswith("error [RPC_ERROR]: boom") and "\x1b" not in text and "\x07" not in text
+    usage = CliError("USAGE", "unrecognized arguments: --x", {"usage": "usage: t [-h]\n   [--y]"})
+    assert readable_error(usage).splitlines()[1:] == ["  usage: t [-h]", "     [--y]"]
 
 
 # -- watch outcomes -------------------------------------------------------------------------------

@@ -169,6 +169,7 @@ async def test_invalid_text_answers_keep_the_modal_open_with_the_reason(
         await type_into(pilot, FIELD[name], fixes[name])
         await pilot.pause()
         assert field_error(pilot, name) == ""
+        assert "fixing" not in str(app.screen.query_one("#input-status").render())  # summary too
         await pilot.press("ctrl+s")
         await pilot.pause()
     assert len(submit.sent) == 1

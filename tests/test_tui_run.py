@@ -73,3 +73,22 @@ def test_the_demo_app_neither_restores_nor_remembers_task_ids(
     assert main(["demo"]) == 0
     assert main(["--url", "http://127.0.0.1:9/mcp"]) == 0
     assert seen == [False, True]
+
+
+def test_demo_takes_root_after_the_verb_like_before_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`taskscope demo --root P` was refused (global flags had to come first)."""
+    import app.tui.run as tui_run
+
+    monkeypatch.setenv("TASKSCOPE_CONFIG", str(tmp_path / "none.json"))
+    roots: list[tuple[str, ...]] = []
+
+    def fake_run_tui(options: tui_run.TuiOptions) -> int:
+        roots.append(tuple(options.roots))
+        return 0
+
+    monkeypatch.setattr(tui_run, "run_tui", fake_run_tui)
+    assert main(["demo", "--root", str(tmp_path)]) == 0
+    assert main(["--root", str(tmp_path), "demo"]) == 0
+    assert roots == [(str(tmp_path),), (str(tmp_path),)]

@@ -283,4 +283,8 @@ class InputForm(AnswerModal):
     @on(Select.Changed)
     @on(SelectionList.SelectedChanged)
     def recheck_marked_field(self, event: Any) -> None:
+        """Re-check an edited field that shows an error; once none does, the summary goes too."""
+        marked = any(field.error.display for field in self.fields)
         recheck_edited(self.fields, event.control)
+        if marked and not any(field.error.display for field in self.fields):
+            self.show_status("")

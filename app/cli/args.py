@@ -89,9 +89,7 @@ def add_target_flags(parser: argparse.ArgumentParser) -> None:
         "--wire", choices=["legacy", "extension"], default=suppress, help="assert the tasks wire"
     )
     group.add_argument("--redact", action="append", default=suppress, metavar="HEADER")
-    group.add_argument(
-        "--root", action="append", default=suppress, metavar="PATH", help="answer roots/list"
-    )
+    add_root_flag(group)
     group.add_argument("--answers", default=suppress, metavar="FILE", help="scripted answers")
     group.add_argument(
         "--trace-frames", default=suppress, metavar="FILE", help="write JSON-RPC frames as NDJSON"
@@ -104,6 +102,17 @@ def add_target_flags(parser: argparse.ArgumentParser) -> None:
         help=f"reconnect up to N times after losing the server (0: never; {DEFAULT_ATTEMPTS})",
     )
     add_recording_flags(group)
+
+
+def add_root_flag(group: argparse._ActionsContainer) -> None:
+    """`--root PATH` (repeatable): the roots `roots/list` is answered with."""
+    group.add_argument(
+        "--root",
+        action="append",
+        default=argparse.SUPPRESS,
+        metavar="PATH",
+        help="answer roots/list",
+    )
 
 
 def add_recording_flags(group: argparse._ActionsContainer) -> None:
@@ -290,6 +299,7 @@ def build_parser() -> ArgumentParser:
     demo = groups.add_parser("demo", help="open the TUI on the built-in demo server")
     demo.add_argument("--wire", choices=["legacy", "extension"], default=argparse.SUPPRESS)
     demo.add_argument("--era", choices=["auto", "legacy", "modern"], default=argparse.SUPPRESS)
+    add_root_flag(demo)
     add_recording_flags(demo)
     replay = groups.add_parser("replay", help="open the TUI on a recording (no server, read-only)")
     replay.add_argument("file", metavar="FILE")

@@ -127,6 +127,9 @@ def readable_error(error: CliError) -> str:
     lines = [f"error [{error.code}]: {clean_text(error.message)}"]
     if isinstance(error.details, dict):
         for key, value in error.details.items():
+            if key == "usage" and isinstance(value, str):  # argparse's own lines, "usage:" first
+                lines.extend(f"  {clean_text(line)}" for line in value.splitlines())
+                continue
             shown = value if isinstance(value, str) else safe_json(value)
             lines.append(f"  {key}: {clean_text(shown)}")
     elif error.details is not None:
