@@ -266,6 +266,7 @@ async def test_restart_resumes_known_tasks(extension_http: str, data_dir: Path) 
         assert resumed.tool_name == "migrate_database"
         await wait_for(pilot, lambda: second.tasks.tasks["no-such-task"].status == "forgotten")
         assert "no-such-task" in second.table.order  # shown as forgotten, not dropped
+        assert second.tasks.tasks["no-such-task"].tool_name == "lost_tool"  # as remembered
     remembered = {entry.task_id for entry in KnownTasks(server_key(target)).load()}
     assert remembered == {live_id}
 

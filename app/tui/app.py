@@ -403,7 +403,7 @@ class TaskscopeApp(App[int]):
         """Adopt every task id remembered for this server; the poller finds out which live."""
         assert self.known is not None
         entries = self.known.load()
-        self.tasks.known_before(entry.task_id for entry in entries)
+        self.tasks.known_before({entry.task_id: entry.tool for entry in entries})
         for entry in entries:
             if entry.tool:
                 self._known_tools[entry.task_id] = entry.tool

@@ -60,7 +60,8 @@ class TasksState:
         self.timeline_cap = timeline_cap
         self._tasks: dict[str, WatchedTask] = {}
         self._forgotten: set[str] = set()
-        self._known_before: set[str] = set()
+        self._known_before: dict[str, str | None] = {}
+        """Ids watched in an earlier run, with the tool that created each (if remembered)."""
         """Ids watched in an earlier run (resumed from the known-task store)."""
         self._totals = _Totals()
 
@@ -94,14 +95,15 @@ class TasksState:
             event,
             timeline_cap=self.timeline_cap,
             known_before=event.task_id in self._known_before,
+            known_tool=self._known_before.get(event.task_id),
         )
         self._put(event.task_id, before, after)
         return after != before
 
-    def known_before(self, task_ids: Iterable[str]) -> None:
-        """Note ids watched in an earlier run: if the server no longer knows one it is shown as
-        forgotten (or expired), not as an id the server never knew."""
-        self._known_before.update(task_ids)
+    def known_before(self, tools: Mapping[str, str | None]) -> None:
+        """Note ids watched in an earlier run, each with its tool: if the server no longer knows
+        one it is shown as forgotten (or expired) under that tool, not as an id it never knew."""
+        self._known_before.update(tools)
 
     def apply_all(self, events: Iterable[TaskEvent]) -> set[str]:
         """Fold a batch of events in order; the ids whose rows need repainting."""

@@ -208,17 +208,19 @@ def apply_event(
     *,
     timeline_cap: int = DEFAULT_TIMELINE_CAP,
     known_before: bool = False,
+    known_tool: str | None = None,
 ) -> WatchedTask:
     """The new `WatchedTask` after `event`; `watched` is None for a task seen for the first time.
 
     `known_before`: the id was watched in an earlier run (resumed), so a "not found" for it
-    means the server forgot it, not that it never knew it.
+    means the server forgot it, not that it never knew it; `known_tool` is the tool remembered
+    for it (a forgotten task's row still names it).
     """
     if watched is None:
         watched = WatchedTask(
             task_id=event.task_id,
             task=None,
-            tool_name=None,
+            tool_name=known_tool,
             first_seen=event.at,
             last_change=event.at,
             last_event=event.at,
