@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from app.engine.recorder import server_key
 from app.engine.targets import StdioTarget
@@ -29,9 +30,18 @@ from widgets.arguments_form import ArgumentsForm, CreateRequest
 from widgets.confirm import ConfirmModal, TextPrompt
 from widgets.header_bar import HeaderBar
 from widgets.input_sampling import InputSampling
+from widgets.task_detail import overview_table
 from widgets.tool_picker import ToolPicker
 
 pytestmark = pytest.mark.timeout(90)
+
+
+def rendered_text(renderable: object) -> str:
+    """What Rich prints for `renderable`, as plain text on one line per row."""
+    console = Console(width=200, color_system=None)
+    with console.capture() as captured:
+        console.print(renderable)
+    return captured.get()
 
 
 @pytest.fixture(autouse=True)
@@ -266,7 +276,11 @@ async def test_restart_resumes_known_tasks(extension_http: str, data_dir: Path) 
         assert resumed.tool_name == "migrate_database"
         await wait_for(pilot, lambda: second.tasks.tasks["no-such-task"].status == "forgotten")
         assert "no-such-task" in second.table.order  # shown as forgotten, not dropped
-        assert second.tasks.tasks["no-such-task"].tool_name == "lost_tool"  # as remembered
+        forgotten = second.tasks.tasks["no-such-task"]
+        assert forgotten.tool_name == "lost_tool"  # as remembered
+        overview = rendered_text(overview_table(forgotten))
+        assert "forgotten before its TTL" in overview
+        assert "stopped: the server no longer answers for it" in overview
     remembered = {entry.task_id for entry in KnownTasks(server_key(target)).load()}
     assert remembered == {live_id}
 

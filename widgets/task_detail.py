@@ -233,7 +233,11 @@ def overview_table(watched: WatchedTask) -> Table:
         word = "expired (TTL elapsed)" if watched.expired else "forgotten before its TTL"
         row("server", f"no longer knows the task: {word}")
     if watched.stopped is not None:
-        row("watch", safe_text(f"stopped: {watched.stopped}"))
+        # The poller says "expired" for any task the server stopped knowing; the server row
+        # above already says which it was, so the watch line does not contradict it.
+        gone = watched.stopped == "expired" and (watched.forgotten or watched.not_found)
+        stopped = "the server no longer answers for it" if gone else watched.stopped
+        row("watch", safe_text(f"stopped: {stopped}"))
     inputs = task.input_requests if task is not None else ()
     if watched.pending_inputs or inputs:
         lines = Text()
