@@ -95,7 +95,7 @@ LIST_BINDINGS: list[BindingType] = [
         "Export",
         id="export-tasks",
         show=False,
-        tooltip="Export JSON to a file",
+        tooltip="Export the tasks' lives as Markdown (JSON for a .json path)",
     ),
     Binding(
         "d", "app.forget_tasks", "Forget", id="forget-task", show=False, tooltip="Stop watching"
