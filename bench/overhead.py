@@ -18,10 +18,10 @@ import asyncio
 import statistics
 import time
 
-from app.engine.adapters import make_adapter
-from app.engine.connection import Connection
-from app.engine.events import TaskEvent
-from app.engine.poller import Poller
+from app.engine.polling.poller import Poller
+from app.engine.rpc.connection import Connection
+from app.engine.tasks.events import TaskEvent
+from app.engine.tasks.factory import make_adapter
 from bench.common import Figure, Report, cpu_seconds
 from bench.servers import TransportName, Wire, demo_target
 

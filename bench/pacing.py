@@ -14,10 +14,10 @@ import contextlib
 import time
 from dataclasses import dataclass
 
-from app.engine.adapters import make_adapter
-from app.engine.connection import Connection
-from app.engine.events import TaskEvent
-from app.engine.poller import Poller
+from app.engine.polling.poller import Poller
+from app.engine.rpc.connection import Connection
+from app.engine.tasks.events import TaskEvent
+from app.engine.tasks.factory import make_adapter
 from bench.common import Figure, Report, cpu_seconds
 from bench.pacing_probe import PacingProbe
 from bench.servers import TransportName, Wire, churn_arguments, demo_target

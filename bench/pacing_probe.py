@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.engine.pacing import next_delay
-from app.engine.rpc_types import Frame
+from app.engine.polling.pacing import next_delay
+from app.engine.rpc.rpc_types import Frame
 
 BIN = 0.001
 """Ratios are counted in bins this wide, so a long run holds constant memory (the memory

@@ -22,9 +22,9 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from app.engine.recorder import Recorder, redactor_for
-from app.engine.rpc_types import Frame
-from app.engine.targets import HttpTarget, StdioTarget, Target
+from app.engine.record.recorder import Recorder, redactor_for
+from app.engine.rpc.rpc_types import Frame
+from app.engine.rpc.targets import HttpTarget, StdioTarget, Target
 from app.tui.app import TaskscopeApp
 from app.tui.config import TuiConfig
 from app.tui.live import LiveSource

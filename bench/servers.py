@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Literal
 
-from app.engine.targets import HttpTarget, StdioTarget, Target
+from app.engine.rpc.targets import HttpTarget, StdioTarget, Target
 from bench.common import REPO_ROOT, start_http_demo, stdio_demo_command
 
 Wire = Literal["legacy", "extension"]

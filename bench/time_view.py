@@ -19,8 +19,8 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from app.engine.events import EventKind, TaskEvent
-from app.engine.models import Task
+from app.engine.tasks.events import EventKind, TaskEvent
+from app.engine.tasks.models import Task
 from app.tui.app import TaskscopeApp
 from app.tui.config import TuiConfig
 from app.tui.recorded import RecordedSource

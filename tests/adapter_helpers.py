@@ -7,11 +7,11 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any, Literal
 
-from app.engine.adapter import TasksAdapter
-from app.engine.connection import Connection
-from app.engine.models import Task
-from app.engine.rpc_types import Frame
-from app.engine.targets import HttpTarget, StdioTarget
+from app.engine.rpc.connection import Connection
+from app.engine.rpc.rpc_types import Frame
+from app.engine.rpc.targets import HttpTarget, StdioTarget
+from app.engine.tasks.contract import TasksAdapter
+from app.engine.tasks.models import Task
 from tests.demo_servers import start_http_demo, stdio_demo_command
 
 

@@ -9,7 +9,7 @@ from textual.app import App, ComposeResult
 from textual.screen import Screen
 from textual.widgets import Static
 
-from app.engine.models import InputKind, InputRequest
+from app.engine.tasks.models import InputKind, InputRequest
 
 INPUT_SIZES = [(200, 50), (120, 36), (80, 24)]
 

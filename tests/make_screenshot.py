@@ -11,7 +11,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from app.engine.targets import StdioTarget
+from app.engine.rpc.targets import StdioTarget
 from app.tui.app import TaskscopeApp
 from app.tui.live import LiveSource
 from tests.demo_servers import REPO_ROOT, stdio_demo_command

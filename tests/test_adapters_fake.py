@@ -9,14 +9,15 @@ from typing import Any, cast
 
 import pytest
 
-from app.engine import adapters
-from app.engine.adapter import TasksCapabilities, TaskUnknown
-from app.engine.adapters import ExtensionAdapter, LegacyAdapter, NoTasksAdapter
-from app.engine.adapters.base import task_unknown
-from app.engine.connection import Connection
-from app.engine.models import InputKind, InputRequest, ProtocolViolation
-from app.engine.rpc_types import RpcError
-from app.engine.transports.base import TransportError
+from app.engine.rpc.connection import Connection
+from app.engine.rpc.rpc_types import RpcError
+from app.engine.rpc.transports.base import TransportError
+from app.engine.tasks import extension as extension_wire
+from app.engine.tasks import mrtr
+from app.engine.tasks.base import task_unknown
+from app.engine.tasks.contract import TasksCapabilities, TaskUnknown
+from app.engine.tasks.factory import ExtensionAdapter, LegacyAdapter, NoTasksAdapter
+from app.engine.tasks.models import InputKind, InputRequest, ProtocolViolation
 
 LEGACY = TasksCapabilities(wire="legacy", tool_calls=True, list=True, cancel=True)
 EXTENSION = TasksCapabilities(
@@ -284,7 +285,7 @@ async def test_extension_listen_refusals(reply: Reply, outcome: Any) -> None:
 
 
 async def test_extension_listen_without_ack_gives_up(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(adapters.extension, "LISTEN_ACK_TIMEOUT", 0.05)
+    monkeypatch.setattr(extension_wire, "LISTEN_ACK_TIMEOUT", 0.05)
     connection = ScriptedConnection(subscriptions__listen=[never])
     adapter = extension(connection)
     assert await adapter.start_listening(["t1"]) is False
@@ -292,7 +293,7 @@ async def test_extension_listen_without_ack_gives_up(monkeypatch: pytest.MonkeyP
 
 
 async def test_extension_mrtr_loop_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(adapters.mrtr, "MAX_INPUT_ROUNDS", 2)
+    monkeypatch.setattr(mrtr, "MAX_INPUT_ROUNDS", 2)
     round_trip = {
         "resultType": "input_required",
         "inputRequests": {"k": {"method": "roots/list"}},

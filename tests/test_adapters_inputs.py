@@ -6,9 +6,9 @@ import asyncio
 
 import pytest
 
-from app.engine.inputs import InputBroker, InputNotPending
-from app.engine.models import InputKind, InputRequest
-from app.engine.rpc_types import RpcError
+from app.engine.rpc.rpc_types import RpcError
+from app.engine.tasks.broker import InputBroker, InputNotPending
+from app.engine.tasks.models import InputKind, InputRequest
 
 
 def ask(key: str, task_id: str | None = "t1", wire: str = "extension") -> InputRequest:

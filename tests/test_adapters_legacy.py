@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from app.engine.adapter import TasksCapabilities, TaskUnknown, VerbUnsupported
-from app.engine.adapters import LegacyAdapter, make_adapter
-from app.engine.connection import Connection
-from app.engine.models import RELATED_TASK_META, InputKind, InputRequest, TaskError
-from app.engine.rpc_types import Frame, RpcError
+from app.engine.rpc.connection import Connection
+from app.engine.rpc.rpc_types import Frame, RpcError
+from app.engine.tasks.contract import TasksCapabilities, TaskUnknown, VerbUnsupported
+from app.engine.tasks.factory import LegacyAdapter, make_adapter
+from app.engine.tasks.models import RELATED_TASK_META, InputKind, InputRequest, TaskError
 from tests.adapter_helpers import Transport, demo_connection, poll_until, record_requests, terminal
 
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.engine.adapters.base import TaskMemo, same_json
-from app.engine.models import Progress
-from app.engine.normalize import Variants
+from app.engine.tasks.base import TaskMemo, same_json
+from app.engine.tasks.models import Progress
+from app.engine.tasks.normalize import Variants
 
 
 def answer(**extra: Any) -> dict[str, Any]:

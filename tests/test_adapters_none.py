@@ -7,12 +7,12 @@ import sys
 
 import pytest
 
-from app.engine.adapter import VerbUnsupported
-from app.engine.adapters import NoTasksAdapter, make_adapter
-from app.engine.connection import Connection
-from app.engine.models import InputKind, InputRequest
-from app.engine.rpc_types import Frame
-from app.engine.targets import StdioTarget
+from app.engine.rpc.connection import Connection
+from app.engine.rpc.rpc_types import Frame
+from app.engine.rpc.targets import StdioTarget
+from app.engine.tasks.contract import VerbUnsupported
+from app.engine.tasks.factory import NoTasksAdapter, make_adapter
+from app.engine.tasks.models import InputKind, InputRequest
 from tests.demo_servers import REPO_ROOT
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from app.cli.answers import response_problems
-from app.engine.answer_defaults import with_defaults
-from app.engine.models import InputKind, InputRequest
+from app.engine.forms.defaults import with_defaults
+from app.engine.tasks.models import InputKind, InputRequest
 
 SCHEMA: dict[str, Any] = {
     "type": "object",

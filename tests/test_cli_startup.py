@@ -17,9 +17,19 @@ import pytest
 
 from tests.demo_servers import REPO_ROOT, start_http_demo
 
-ADAPTER_MODULES = ("pydantic", "app.engine.models", "app.engine.adapters", "app.engine.normalize")
+ADAPTER_MODULES = (
+    "pydantic",
+    "app.engine.tasks.models",
+    "app.engine.tasks.factory",
+    "app.engine.tasks.normalize",
+)
 """What only a verb that drives tasks may load."""
-WATCH_MODULES = ("app.engine.poller", "app.cli.watch", "app.cli.prompts", "app.cli.responder")
+WATCH_MODULES = (
+    "app.engine.polling.poller",
+    "app.cli.watch",
+    "app.cli.prompts",
+    "app.cli.responder",
+)
 """What only a verb that watches or answers input may load."""
 NEVER = ("mcp", "textual")
 
@@ -58,7 +68,7 @@ def test_capabilities_loads_neither_pydantic_nor_the_adapters(server: tuple[str,
     assert code == 0
     assert json.loads(stdout)["wire"] == wire
     assert modules.isdisjoint((*ADAPTER_MODULES, *WATCH_MODULES, *NEVER))
-    assert "app.engine.recorder" in modules  # the session's journal hook is cheap to import
+    assert "app.engine.record.recorder" in modules  # the session's journal hook is cheap to import
 
 
 def test_tools_list_loads_neither_pydantic_nor_the_adapters(server: tuple[str, str]) -> None:
@@ -75,5 +85,5 @@ def test_a_task_verb_loads_the_adapters_but_not_the_poller_or_prompts(
     _wire, url = server
     code, _stdout, modules = loaded_by("tasks", "get", "--task-id", "no-such-task", "--url", url)
     assert code == 1  # unknown task: the verb ran through the adapter and reported it
-    assert {"pydantic", "app.engine.adapters"} <= modules
+    assert {"pydantic", "app.engine.tasks.factory"} <= modules
     assert modules.isdisjoint((*WATCH_MODULES, *NEVER))

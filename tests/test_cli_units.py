@@ -17,10 +17,10 @@ from app.cli.prompts import PromptClosed, Prompter, Rejection, TerminalLines
 from app.cli.responder import InvalidAnswer, Responder, interactive_allowed
 from app.cli.target import target_from_args
 from app.cli.watch import WatchReport, outcome_of_stop
-from app.engine.input_text import root_entries
-from app.engine.models import InputKind, InputRequest
-from app.engine.roots import roots_answer
-from app.engine.targets import HttpTarget, StdioTarget
+from app.engine.forms.input_text import root_entries
+from app.engine.rpc.roots import roots_answer
+from app.engine.rpc.targets import HttpTarget, StdioTarget
+from app.engine.tasks.models import InputKind, InputRequest
 
 FORM_SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -12,12 +12,12 @@ from typing import Any
 import httpx
 import pytest
 
-from app.engine.connection import Connection
-from app.engine.redact import REDACTED
-from app.engine.rpc_types import Frame, RpcError
-from app.engine.targets import HttpTarget
-from app.engine.tool_headers import ToolUnusable
-from app.engine.transports.base import TransportError
+from app.engine.rpc.connection import Connection
+from app.engine.rpc.rpc_types import Frame, RpcError
+from app.engine.rpc.targets import HttpTarget
+from app.engine.rpc.tool_headers import ToolUnusable
+from app.engine.rpc.transports.base import TransportError
+from app.engine.safety.redact import REDACTED
 from tests.demo_servers import REPO_ROOT, free_port, start_http_demo, stop_process, wait_for_port
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from app.engine.negotiate import (
+from app.engine.rpc.negotiate import (
     META_CLIENT_CAPABILITIES,
     META_PROTOCOL_VERSION,
     NegotiationError,
@@ -15,8 +15,8 @@ from app.engine.negotiate import (
     negotiate,
     stamp_modern,
 )
-from app.engine.rpc_types import RpcError
-from app.engine.transports.base import Era, TransportError, TransportKind
+from app.engine.rpc.rpc_types import RpcError
+from app.engine.rpc.transports.base import Era, TransportError, TransportKind
 
 INIT_RESULT = {
     "protocolVersion": "2025-11-25",

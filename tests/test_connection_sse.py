@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from app.engine.connection import Connection
-from app.engine.rpc_types import Frame
-from app.engine.targets import HttpTarget
-from app.engine.transports.base import TransportError
+from app.engine.rpc.connection import Connection
+from app.engine.rpc.rpc_types import Frame
+from app.engine.rpc.targets import HttpTarget
+from app.engine.rpc.transports.base import TransportError
 from tests.demo_servers import free_port
 from tests.test_connection_http import serve
 

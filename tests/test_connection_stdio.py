@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from app.engine.connection import Connection
-from app.engine.negotiate import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION
-from app.engine.rpc_types import Frame, RpcError
-from app.engine.targets import StdioTarget, demo_target
-from app.engine.transports.base import TransportError
+from app.engine.rpc.connection import Connection
+from app.engine.rpc.negotiate import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION
+from app.engine.rpc.rpc_types import Frame, RpcError
+from app.engine.rpc.targets import StdioTarget, demo_target
+from app.engine.rpc.transports.base import TransportError
 from tests.demo_servers import REPO_ROOT
 
 HOSTILE = StdioTarget(

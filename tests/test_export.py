@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.events import TaskEvent
-from app.engine.export import lives_json, lives_markdown, render, task_lives
-from app.engine.models import InputKind, InputRequest, Task
-from app.engine.recording import Action, Entry, RecordedEvent
-from app.engine.replay import read_recording
+from app.engine.record.export import lives_json, lives_markdown, render, task_lives
+from app.engine.record.recording import Action, Entry, RecordedEvent
+from app.engine.record.replay import read_recording
+from app.engine.tasks.events import TaskEvent
+from app.engine.tasks.models import InputKind, InputRequest, Task
 from tests.demo_servers import REPO_ROOT
 
 GOLDEN = Path(__file__).resolve().parent / "golden"

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from app.demo.hostile_modes import DEEP_LEVELS, HUGE_MESSAGE_CHARS, RETRY_AFTER_S
-from app.engine import deep_json
+from app.engine.safety import deep_json
 from tests.demo_servers import REPO_ROOT, hostile_command, start_http_hostile
 
 pytestmark = pytest.mark.timeout(90)

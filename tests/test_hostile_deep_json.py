@@ -1,4 +1,4 @@
-"""`app.engine.deep_json`: the same text as the standard `json` module, at any nesting depth."""
+"""`app.engine.safety.deep_json`: the same text as the standard `json` module, at any depth."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.engine import deep_json
+from app.engine.safety import deep_json
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),

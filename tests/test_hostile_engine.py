@@ -22,12 +22,12 @@ from app.demo.hostile_modes import (
     RETRY_AFTER_S,
     WRONG_TYPES,
 )
-from app.engine import deep_json
-from app.engine.adapters import make_adapter
-from app.engine.connection import Connection
-from app.engine.events import TaskEvent
-from app.engine.poller import Poller
-from app.engine.targets import HttpTarget, StdioTarget, Target
+from app.engine.polling.poller import Poller
+from app.engine.rpc.connection import Connection
+from app.engine.rpc.targets import HttpTarget, StdioTarget, Target
+from app.engine.safety import deep_json
+from app.engine.tasks.events import TaskEvent
+from app.engine.tasks.factory import make_adapter
 from tests.demo_servers import REPO_ROOT, hostile_command, start_http_hostile
 
 pytestmark = pytest.mark.timeout(60)

@@ -19,17 +19,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.engine.connection import Connection
-from app.engine.limits import MAX_BODY_BYTES, MAX_EVENT_CHARS
-from app.engine.rpc_types import Frame
-from app.engine.targets import HttpTarget
-from app.engine.transports.base import TransportError
-from app.engine.transports.header_values import encode_header_value
-from app.engine.transports.http11 import Http11Client, HttpError, Limits, request_target
-from app.engine.transports.http11_connection import Http11Connection, Http11Response
-from app.engine.transports.http_client import environment_proxy, make_http_client
-from app.engine.transports.http_framing import ContentDecoder, FramingError
-from app.engine.transports.sse_decoder import EventTooLarge, SseDecoder
+from app.engine.rpc.connection import Connection
+from app.engine.rpc.rpc_types import Frame
+from app.engine.rpc.targets import HttpTarget
+from app.engine.rpc.transports.base import TransportError
+from app.engine.rpc.transports.header_values import encode_header_value
+from app.engine.rpc.transports.http11 import Http11Client, HttpError, Limits, request_target
+from app.engine.rpc.transports.http11_connection import Http11Connection, Http11Response
+from app.engine.rpc.transports.http_client import environment_proxy, make_http_client
+from app.engine.rpc.transports.http_framing import ContentDecoder, FramingError
+from app.engine.rpc.transports.sse_decoder import EventTooLarge, SseDecoder
+from app.engine.safety.limits import MAX_BODY_BYTES, MAX_EVENT_CHARS
 from tests.demo_servers import free_port
 from tests.servers.hostile_http import (
     INITIALIZE_RESULT,

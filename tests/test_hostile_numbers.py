@@ -18,12 +18,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from app.demo.hostile_modes import HUGE_INTEGER_DIGITS
-from app.engine import deep_json
-from app.engine.models import ProtocolViolation, Task
-from app.engine.normalize import LONGEST_TTL_MS, Variants, task_from_payload
-from app.engine.pacing import LONGEST_DELAY_MS, LONGEST_DELAY_S, next_delay
-from app.engine.targets import StdioTarget
-from app.engine.transports.base import parse_retry_after
+from app.engine.polling.pacing import LONGEST_DELAY_MS, LONGEST_DELAY_S, next_delay
+from app.engine.rpc.targets import StdioTarget
+from app.engine.rpc.transports.base import parse_retry_after
+from app.engine.safety import deep_json
+from app.engine.tasks.models import ProtocolViolation, Task
+from app.engine.tasks.normalize import LONGEST_TTL_MS, Variants, task_from_payload
 from app.tui.app import TaskscopeApp
 from app.tui.live import LiveSource
 from tests.demo_servers import REPO_ROOT, hostile_command, start_http_hostile

@@ -19,10 +19,10 @@ from rich.style import Style
 from rich.text import Text
 
 from app.demo.hostile_modes import BIDI, CONTROLS, ESCAPES, MARKUP
-from app.engine import deep_json
-from app.engine.events import TaskEvent
-from app.engine.models import ProtocolViolation, Task, Wire
-from app.engine.normalize import (
+from app.engine.safety import deep_json
+from app.engine.tasks.events import TaskEvent
+from app.engine.tasks.models import ProtocolViolation, Task, Wire
+from app.engine.tasks.normalize import (
     create_from_result,
     task_from_answer,
     task_from_notification,

@@ -19,10 +19,10 @@ import pytest
 
 from app.demo.hostile_io import ORPHAN_EXIT_CODE
 from app.demo.hostile_modes import LONG_LINE_CHARS
-from app.engine.connection import Connection
-from app.engine.limits import MAX_LINE_BYTES
-from app.engine.targets import StdioTarget
-from app.engine.transports import stdio
+from app.engine.rpc.connection import Connection
+from app.engine.rpc.targets import StdioTarget
+from app.engine.rpc.transports import stdio
+from app.engine.safety.limits import MAX_LINE_BYTES
 from tests.demo_servers import REPO_ROOT
 from tests.test_hostile_cli import on_stdio, watch_job
 

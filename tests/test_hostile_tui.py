@@ -23,7 +23,7 @@ from textual.widget import Widget
 from textual.widgets import Static, TabbedContent
 
 from app.demo.hostile_modes import HUGE_MESSAGE_CHARS
-from app.engine.targets import StdioTarget
+from app.engine.rpc.targets import StdioTarget
 from app.tui.app import TaskscopeApp
 from app.tui.live import LiveSource
 from tests.demo_servers import REPO_ROOT, hostile_command

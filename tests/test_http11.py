@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.connection import Connection
-from app.engine.targets import HttpTarget
-from app.engine.transports import http11
-from app.engine.transports.http11 import ConnectError, Http11Client, RemoteProtocolError
+from app.engine.rpc.connection import Connection
+from app.engine.rpc.targets import HttpTarget
+from app.engine.rpc.transports import http11
+from app.engine.rpc.transports.http11 import ConnectError, Http11Client, RemoteProtocolError
 from tests.demo_servers import free_port, start_http_demo
 
 pytestmark = pytest.mark.timeout(30)

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from app.engine.targets import HttpTarget
-from app.engine.transports.base import Inbound, TransportError
-from app.engine.transports.http import StreamableHttpTransport
-from app.engine.transports.http11 import Http11Client
-from app.engine.transports.http_client import HttpxClient, environment_proxy, make_http_client
+from app.engine.rpc.targets import HttpTarget
+from app.engine.rpc.transports.base import Inbound, TransportError
+from app.engine.rpc.transports.http import StreamableHttpTransport
+from app.engine.rpc.transports.http11 import Http11Client
+from app.engine.rpc.transports.http_client import HttpxClient, environment_proxy, make_http_client
 
 PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy", "no_proxy", "REQUEST_METHOD")
 

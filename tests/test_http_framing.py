@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.engine.transports.http_framing import (
+from app.engine.rpc.transports.http_framing import (
     FramingError,
     body_framing,
     chunk_size,

@@ -6,7 +6,7 @@ from typing import Any
 
 from textual.widgets import DataTable, Static
 
-from app.engine.models import InputKind, InputRequest
+from app.engine.tasks.models import InputKind, InputRequest
 from tests.input_host import InputHost
 from widgets.input_inbox import InboxEntry, InputInbox
 

@@ -8,7 +8,7 @@ import pytest
 from textual import work
 from textual.widgets import Button, Input, Select, Static, TextArea
 
-from app.engine.models import InputKind, InputRequest
+from app.engine.tasks.models import InputKind, InputRequest
 from app.tui.inputs import input_screen, open_input
 from tests.input_host import FakeSubmit, InputHost, form_request
 from widgets.input_form import InputForm

@@ -9,7 +9,7 @@ from textual.pilot import Pilot
 from textual.widgets import TextArea
 
 from app.demo.catalog import PROVISION_SCHEMA
-from app.engine.schema_form import parse_schema
+from app.engine.forms.schema_form import parse_schema
 from tests.input_host import INPUT_SIZES, FakeSubmit, InputHost, form_request
 from tests.test_input_modals import sampling_request, url_request
 from widgets.input_form import InputForm

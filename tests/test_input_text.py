@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.engine.input_text import (
+from app.engine.forms.input_text import (
     describe_host,
     message_text,
     rejection_message,
     root_entries,
     sampling_result,
 )
-from app.engine.models import InputKind, InputRequest
+from app.engine.tasks.models import InputKind, InputRequest
 
 
 def test_describe_host_shows_unicode_hosts_raw_too() -> None:

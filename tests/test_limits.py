@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.engine.limits import MAX_BODY_BYTES, Limits, LimitsError, from_environment
+from app.engine.safety.limits import MAX_BODY_BYTES, Limits, LimitsError, from_environment
 from tests.cli_helpers import clean_env, run_cli
 
 

@@ -31,11 +31,11 @@ from textual.widgets import Checkbox, Input, Select, Tooltip
 from textual.widgets._select import SelectOverlay
 from textual.widgets._toast import Toast
 
-from app.engine.adapter import CreateOutcome, TasksCapabilities
-from app.engine.events import TaskEvent
-from app.engine.models import InputKind, InputRequest, Task, TaskError
-from app.engine.rpc_types import Frame
-from app.engine.targets import HttpTarget
+from app.engine.rpc.rpc_types import Frame
+from app.engine.rpc.targets import HttpTarget
+from app.engine.tasks.contract import CreateOutcome, TasksCapabilities
+from app.engine.tasks.events import TaskEvent
+from app.engine.tasks.models import InputKind, InputRequest, Task, TaskError
 from app.tui.app import TaskscopeApp
 from app.tui.bindings import ALL_BINDINGS
 from app.tui.live import LiveSource

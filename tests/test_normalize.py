@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from app.engine.models import InputKind, ProtocolViolation, TaskError
-from app.engine.normalize import (
+from app.engine.tasks.models import InputKind, ProtocolViolation, TaskError
+from app.engine.tasks.normalize import (
     Variants,
     check_ack,
     create_from_result,

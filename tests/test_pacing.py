@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.engine.pacing import BACKOFF_CAP_S, FLOOR_S, backoff_s, next_delay
+from app.engine.polling.pacing import BACKOFF_CAP_S, FLOOR_S, backoff_s, next_delay
 
 
 @pytest.mark.parametrize(

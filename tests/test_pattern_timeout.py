@@ -13,13 +13,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.cli.answers import response_problems
-from app.engine import form_checks
-from app.engine.form_answers import FieldError, coerce_field, validate_answer
-from app.engine.form_checks import UNCHECKED, compile_pattern, pattern_problem
-from app.engine.form_model import FieldSpec
-from app.engine.json_answer import validate_json_answer
-from app.engine.models import InputKind, InputRequest
-from app.engine.schema_form import parse_schema
+from app.engine.forms import checks as form_checks
+from app.engine.forms.answers import FieldError, coerce_field, validate_answer
+from app.engine.forms.checks import UNCHECKED, compile_pattern, pattern_problem
+from app.engine.forms.json_answer import validate_json_answer
+from app.engine.forms.model import FieldSpec
+from app.engine.forms.schema_form import parse_schema
+from app.engine.tasks.models import InputKind, InputRequest
 
 pytestmark = pytest.mark.timeout(30)
 

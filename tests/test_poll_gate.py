@@ -7,9 +7,9 @@ from __future__ import annotations
 import asyncio
 from itertools import pairwise
 
-from app.engine.clock import LoopClock, run_in_virtual_time
-from app.engine.poll_gate import DEFAULT_CAP, HEADROOM, WINDOW_S, PollGate
-from app.engine.poller import Poller
+from app.engine.polling.clock import LoopClock, run_in_virtual_time
+from app.engine.polling.gate import DEFAULT_CAP, HEADROOM, WINDOW_S, PollGate
+from app.engine.polling.poller import Poller
 from tests.test_poller import FakeAdapter, Recorder, make_task
 
 

@@ -15,7 +15,10 @@ from typing import Any
 
 import pytest
 
-from app.engine.adapter import (
+from app.engine.polling.clock import run_in_virtual_time
+from app.engine.polling.poller import Poller
+from app.engine.rpc.rpc_types import RpcError
+from app.engine.tasks.contract import (
     CreateOutcome,
     InputListener,
     ProgressListener,
@@ -23,9 +26,8 @@ from app.engine.adapter import (
     TasksCapabilities,
     TaskUnknown,
 )
-from app.engine.clock import run_in_virtual_time
-from app.engine.events import TaskEvent
-from app.engine.models import (
+from app.engine.tasks.events import TaskEvent
+from app.engine.tasks.models import (
     InputKind,
     InputRequest,
     Progress,
@@ -35,8 +37,6 @@ from app.engine.models import (
     TaskStatus,
     Wire,
 )
-from app.engine.poller import Poller
-from app.engine.rpc_types import RpcError
 
 Step = Task | BaseException
 

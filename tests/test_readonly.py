@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from app.engine.guard import ReadOnlyRefused
-from app.engine.replay import read_recording
+from app.engine.record.replay import read_recording
+from app.engine.rpc.guard import ReadOnlyRefused
 from app.tui.app import TaskscopeApp
 from app.tui.live import LiveSource
 from app.tui.source import SourceUnavailable

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.events import TaskEvent
-from app.engine.poller import Poller
-from app.engine.reconnect import LOST_WITH_OLD_SESSION, ConnectionEvent, ReconnectPolicy
-from app.engine.session import EngineSession
-from app.engine.targets import HttpTarget, StdioTarget, Target
+from app.engine.polling.poller import Poller
+from app.engine.rpc.reconnect import LOST_WITH_OLD_SESSION, ConnectionEvent, ReconnectPolicy
+from app.engine.rpc.session import EngineSession
+from app.engine.rpc.targets import HttpTarget, StdioTarget, Target
+from app.engine.tasks.events import TaskEvent
 from tests.demo_servers import (
     REPO_ROOT,
     free_port,

@@ -12,7 +12,7 @@ import shlex
 
 import pytest
 
-from app.engine.reconnect import LOST_WITH_OLD_SESSION
+from app.engine.rpc.reconnect import LOST_WITH_OLD_SESSION
 from tests.demo_servers import hostile_command, start_http_hostile
 from tests.test_hostile_cli import Run, taskscope, watch_job
 

@@ -9,7 +9,7 @@ import signal
 
 import pytest
 
-from app.engine.reconnect import LOST_WITH_OLD_SESSION, ReconnectPolicy
+from app.engine.rpc.reconnect import LOST_WITH_OLD_SESSION, ReconnectPolicy
 from app.tui.app import TaskscopeApp
 from app.tui.live import LiveSource
 from tests.test_reconnect import demo_children

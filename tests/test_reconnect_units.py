@@ -7,19 +7,19 @@ from typing import Any
 
 import pytest
 
-from app.engine.adapter import TaskUnknown
-from app.engine.inputs import InputBroker
-from app.engine.models import InputKind, InputRequest, Task
-from app.engine.normalize import Variants
-from app.engine.reconnect import (
+from app.engine.rpc.reconnect import (
     LOST_WITH_OLD_SESSION,
     ConnectionEvent,
     ReconnectPolicy,
     is_connection_lost,
 )
-from app.engine.rpc_types import RpcError
-from app.engine.session_adapter import SessionAdapter
-from app.engine.transports.base import TransportError
+from app.engine.rpc.rpc_types import RpcError
+from app.engine.rpc.session_adapter import SessionAdapter
+from app.engine.rpc.transports.base import TransportError
+from app.engine.tasks.broker import InputBroker
+from app.engine.tasks.contract import TaskUnknown
+from app.engine.tasks.models import InputKind, InputRequest, Task
+from app.engine.tasks.normalize import Variants
 
 LOST = TransportError("closed", "server process exited with code -9")
 
@@ -88,7 +88,7 @@ class FakeAdapter:
     """A wire adapter whose verbs succeed or raise what the test says."""
 
     def __init__(self, wire: str, broker: InputBroker, fail: BaseException | None = None) -> None:
-        from app.engine.adapter import TasksCapabilities
+        from app.engine.tasks.contract import TasksCapabilities
 
         self.capabilities = TasksCapabilities(wire=wire)  # type: ignore[arg-type]
         self.variants = Variants()

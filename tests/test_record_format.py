@@ -10,11 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.adapter import TasksCapabilities
-from app.engine.events import NextPoll, TaskEvent
-from app.engine.models import InputKind, InputRequest, Task
-from app.engine.recorder import Recorder, redactor_for
-from app.engine.recording import (
+from app.engine.record.recorder import Recorder, redactor_for
+from app.engine.record.recording import (
     Action,
     Header,
     Opened,
@@ -25,10 +22,13 @@ from app.engine.recording import (
     event_line,
     frame_line,
 )
-from app.engine.redact import REDACTED, Redactor
-from app.engine.replay import RecordingError, parse_recording, play, read_recording
-from app.engine.rpc_types import Frame
-from app.engine.targets import url_target
+from app.engine.record.replay import RecordingError, parse_recording, play, read_recording
+from app.engine.rpc.rpc_types import Frame
+from app.engine.rpc.targets import url_target
+from app.engine.safety.redact import REDACTED, Redactor
+from app.engine.tasks.contract import TasksCapabilities
+from app.engine.tasks.events import NextPoll, TaskEvent
+from app.engine.tasks.models import InputKind, InputRequest, Task
 
 SECRET = "tok-9f8e7d6c5b4a"
 

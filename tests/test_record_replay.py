@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from textual.widgets import Input
 
-from app.engine.recorder import Recorder, redactor_for
-from app.engine.replay import read_recording
+from app.engine.record.recorder import Recorder, redactor_for
+from app.engine.record.replay import read_recording
 from app.tui.app import TaskscopeApp
 from app.tui.live import LiveSource
 from app.tui.replay import ReplaySource

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.export import render, task_lives
-from app.engine.recorder import Recorder, redactor_for
-from app.engine.redact import REDACTED
-from app.engine.replay import read_recording
-from app.engine.targets import url_target
+from app.engine.record.export import render, task_lives
+from app.engine.record.recorder import Recorder, redactor_for
+from app.engine.record.replay import read_recording
+from app.engine.rpc.targets import url_target
+from app.engine.safety.redact import REDACTED
 from app.tui.app import TaskscopeApp
 from app.tui.live import LiveSource
 from tests.demo_servers import REPO_ROOT, free_port, start_http_demo

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from app.engine.sanitize import (
+from app.engine.safety.sanitize import (
     _one_line,
     _one_line_short,
     clean_text,

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.engine.form_answers import FieldError, coerce_field, default_content, validate_answer
-from app.engine.form_checks import MAX_PATTERN_INPUT
-from app.engine.form_model import Choice, FieldSpec, FormSpec
-from app.engine.json_answer import validate_json_answer
-from app.engine.schema_form import MAX_FIELDS, UnsupportedSchema, parse_schema
+from app.engine.forms.answers import FieldError, coerce_field, default_content, validate_answer
+from app.engine.forms.checks import MAX_PATTERN_INPUT
+from app.engine.forms.json_answer import validate_json_answer
+from app.engine.forms.model import Choice, FieldSpec, FormSpec
+from app.engine.forms.schema_form import MAX_FIELDS, UnsupportedSchema, parse_schema
 
 
 def one_field(prop: dict[str, Any], *, required: bool = True) -> FieldSpec:

@@ -26,15 +26,15 @@ import pytest
 from app.cli.output import CliError, Output
 from app.cli.prompts import Prompter
 from app.cli.session import OutputLog
-from app.engine.connection import Connection
-from app.engine.events import TaskEvent
-from app.engine.export import render, task_lives
-from app.engine.models import InputKind, InputRequest
-from app.engine.recorder import Recorder, redactor_for
-from app.engine.redact import REDACTED, Redactor
-from app.engine.replay import read_recording
-from app.engine.rpc_types import Frame, RpcError
-from app.engine.targets import HttpTarget, load_config_target, url_target
+from app.engine.record.export import render, task_lives
+from app.engine.record.recorder import Recorder, redactor_for
+from app.engine.record.replay import read_recording
+from app.engine.rpc.connection import Connection
+from app.engine.rpc.rpc_types import Frame, RpcError
+from app.engine.rpc.targets import HttpTarget, load_config_target, url_target
+from app.engine.safety.redact import REDACTED, Redactor
+from app.engine.tasks.events import TaskEvent
+from app.engine.tasks.models import InputKind, InputRequest
 from app.tui.app import TaskscopeApp, describe
 from app.tui.known_tasks import KnownTasks
 from app.tui.live import LiveSource, Shown

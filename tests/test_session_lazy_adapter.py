@@ -9,10 +9,10 @@ import signal
 
 import pytest
 
-from app.engine.adapter import TaskUnknown
-from app.engine.reconnect import ConnectionEvent, ReconnectPolicy
-from app.engine.session import EngineSession, WireMismatch
-from app.engine.targets import StdioTarget
+from app.engine.rpc.reconnect import ConnectionEvent, ReconnectPolicy
+from app.engine.rpc.session import EngineSession, WireMismatch
+from app.engine.rpc.targets import StdioTarget
+from app.engine.tasks.contract import TaskUnknown
 from tests.demo_servers import REPO_ROOT, stdio_demo_command
 from tests.test_reconnect import demo_children, until
 

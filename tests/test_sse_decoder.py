@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.engine.transports.sse_decoder import SseDecoder, SseEvent
+from app.engine.rpc.transports.sse_decoder import SseDecoder, SseEvent
 
 
 def decode(*chunks: bytes) -> list[SseEvent]:

@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from app.engine.redact import REDACTED, Redactor, redact_headers
-from app.engine.targets import (
+from app.engine.rpc.targets import (
     HttpTarget,
     StdioTarget,
     TargetError,
@@ -21,6 +20,7 @@ from app.engine.targets import (
     parse_header,
     url_target,
 )
+from app.engine.safety.redact import REDACTED, Redactor, redact_headers
 
 
 def write_config(tmp_path: Path, document: Any) -> str:

@@ -16,8 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.engine.redact import REDACTED, Redactor
-from app.engine.targets import (
+from app.engine.rpc.targets import (
     HttpTarget,
     TargetError,
     load_config_target,
@@ -25,6 +24,7 @@ from app.engine.targets import (
     url_target,
     without_userinfo,
 )
+from app.engine.safety.redact import REDACTED, Redactor
 from tests.cli_helpers import clean_env, run_cli
 from tests.demo_servers import free_port
 

@@ -17,7 +17,7 @@ from textual.app import App, ComposeResult
 from textual.geometry import Region
 
 import widgets.task_table as task_table
-from app.engine.events import NextPoll
+from app.engine.tasks.events import NextPoll
 from tests.test_widgets import NOW, watched
 from widgets.task_table import HEADER_HEIGHT, MARK_GLYPH, TaskTable
 

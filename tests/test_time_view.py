@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from app.engine.events import EventKind, Source, TaskEvent
-from app.engine.models import Task
+from app.engine.tasks.events import EventKind, Source, TaskEvent
+from app.engine.tasks.models import Task
 from app.tui.state import WatchedTask, apply_event
 from app.tui.status_history import HISTORY_CAP, Moment, StatusChange, next_history
 from widgets.time_bars import (

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from app.engine.tool_headers import header_text, read_tool
+from app.engine.rpc.tool_headers import header_text, read_tool
 
 
 def tool(**properties: dict[str, Any]) -> dict[str, Any]:

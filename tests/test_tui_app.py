@@ -17,7 +17,7 @@ from textual.command import CommandPalette
 from textual.notifications import Notify
 from textual.widgets import Input, TextArea
 
-from app.engine.events import TaskEvent
+from app.engine.tasks.events import TaskEvent
 from app.tui.app import TaskscopeApp
 from app.tui.bindings import ALL_BINDINGS
 from app.tui.config import TuiConfig, load_config

@@ -16,8 +16,8 @@ from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from app.engine.rpc_types import Frame
-from app.engine.targets import HttpTarget, Target
+from app.engine.rpc.rpc_types import Frame
+from app.engine.rpc.targets import HttpTarget, Target
 from app.tui.app import TaskscopeApp
 from app.tui.exchanges import Exchange, ExchangeBook
 from app.tui.live import LiveSource

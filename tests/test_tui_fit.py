@@ -17,9 +17,9 @@ from rich.console import Console
 from textual.pilot import Pilot
 from textual.widgets import HelpPanel, Static
 
-from app.engine.events import NextPoll, TaskEvent
-from app.engine.models import Progress, Task
-from app.engine.targets import HttpTarget
+from app.engine.rpc.targets import HttpTarget
+from app.engine.tasks.events import NextPoll, TaskEvent
+from app.engine.tasks.models import Progress, Task
 from app.tui.app import TaskscopeApp
 from app.tui.formatting import format_task_progress
 from app.tui.live import LiveSource

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from app.engine.recorder import server_key
-from app.engine.targets import StdioTarget
+from app.engine.record.recorder import server_key
+from app.engine.rpc.targets import StdioTarget
 from app.tui.app import TaskscopeApp
 from app.tui.known_tasks import KnownTasks
 from app.tui.live import LiveSource

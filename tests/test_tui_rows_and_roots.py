@@ -13,10 +13,10 @@ import pytest
 from rich.console import Console
 from textual.command import CommandPalette
 
-from app.engine.input_text import root_entries
-from app.engine.recorder import Recorder, redactor_for, server_key
-from app.engine.rpc_types import Frame
-from app.engine.targets import Target
+from app.engine.forms.input_text import root_entries
+from app.engine.record.recorder import Recorder, redactor_for, server_key
+from app.engine.rpc.rpc_types import Frame
+from app.engine.rpc.targets import Target
 from app.tui.app import TaskscopeApp
 from app.tui.known_tasks import KnownTasks
 from app.tui.live import LiveSource

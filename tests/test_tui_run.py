@@ -8,7 +8,7 @@ import pytest
 
 import app.tui.run as tui_run
 from app.cli.main import main
-from app.engine.targets import HttpTarget, StdioTarget
+from app.engine.rpc.targets import HttpTarget, StdioTarget
 from app.tui.run import TuiOptions
 
 

@@ -35,11 +35,11 @@ REPO = Path(__file__).resolve().parent.parent
 
 ENGINE_MODULES = (
     "pydantic",
-    "app.engine.models",
-    "app.engine.connection",
-    "app.engine.recorder",
-    "app.engine.adapters",
-    "app.engine.session",
+    "app.engine.tasks.models",
+    "app.engine.rpc.connection",
+    "app.engine.record.recorder",
+    "app.engine.tasks.factory",
+    "app.engine.rpc.session",
     "app.tui.live",
     "widgets.task_detail",
     "widgets.rpc_log",
@@ -59,7 +59,7 @@ def counting_paint(self):
 
 Screen._compositor_refresh = counting_paint
 
-from app.engine.targets import demo_target
+from app.engine.rpc.targets import demo_target
 from app.tui.app import TaskscopeApp
 from app.tui.loading import DeferredSource
 from app.tui.run import LiveLoader, TuiOptions

@@ -8,8 +8,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.engine.events import EventKind, NextPoll, Source, TaskEvent
-from app.engine.models import InputKind, InputRequest, Task, TaskStatus, Wire
+from app.engine.tasks.events import EventKind, NextPoll, Source, TaskEvent
+from app.engine.tasks.models import InputKind, InputRequest, Task, TaskStatus, Wire
 from app.tui.state import (
     DiffEntry,
     TasksState,

@@ -16,9 +16,9 @@ from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
-from app.engine.events import NextPoll
-from app.engine.models import Task, TaskStatus
-from app.engine.rpc_types import Frame
+from app.engine.rpc.rpc_types import Frame
+from app.engine.tasks.events import NextPoll
+from app.engine.tasks.models import Task, TaskStatus
 from app.tui.state import TimelineEntry, Violation, WatchedTask, json_diff
 from widgets.json_view import JsonView
 from widgets.rpc_log import RpcLog

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from app.engine.adapter import TasksCapabilities
-from app.engine.wire import resolve_capabilities
+from app.engine.tasks.contract import TasksCapabilities
+from app.engine.tasks.wire import resolve_capabilities
 
 EXT = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
 FULL_LEGACY = {"tasks": {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}}

@@ -8,7 +8,7 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from app.engine.targets import HttpTarget, StdioTarget, Target
+from app.engine.rpc.targets import HttpTarget, StdioTarget, Target
 from app.tui.app import TaskscopeApp
 from app.tui.live import LiveSource
 from app.tui.state import WatchedTask

@@ -9,11 +9,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from app.engine.adapter import TasksCapabilities
-from app.engine.events import EventKind, NextPoll, Source, TaskEvent
-from app.engine.models import InputKind, InputRequest, Progress, Task, TaskError
-from app.engine.purpose import request_purpose
-from app.engine.rpc_types import Frame
+from app.engine.rpc.purpose import request_purpose
+from app.engine.rpc.rpc_types import Frame
+from app.engine.tasks.contract import TasksCapabilities
+from app.engine.tasks.events import EventKind, NextPoll, Source, TaskEvent
+from app.engine.tasks.models import InputKind, InputRequest, Progress, Task, TaskError
 from app.tui.app import TaskscopeApp
 from app.tui.config import TuiConfig
 from app.tui.recorded import RecordedSource

@@ -1,6 +1,6 @@
 """The arguments of a tool call, as a form generated from its `inputSchema` or as raw JSON.
 
-Flat object schemas become one field per property (`app.engine.schema_form`, the widgets of
+Flat object schemas become one field per property (`app.engine.forms.schema_form`, the widgets of
 `widgets.input_form`); anything the form cannot express opens the JSON editor, validated against
 the schema before the call is sent. On the legacy wire a TTL field and a "run as task" switch
 follow the tool's `taskSupport`; on the extension wire the server decides, so neither is shown.
@@ -20,10 +20,10 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Select, SelectionList, Static, TextArea
 
-from app.engine.form_answers import default_content, validate_answer
-from app.engine.form_model import FieldSpec, FormSpec
-from app.engine.sanitize import clean_text, one_line, safe_text
-from app.engine.schema_form import UnsupportedSchema, parse_schema
+from app.engine.forms.answers import default_content, validate_answer
+from app.engine.forms.model import FieldSpec, FormSpec
+from app.engine.forms.schema_form import UnsupportedSchema, parse_schema
+from app.engine.safety.sanitize import clean_text, one_line, safe_text
 from app.tui.source import ToolInfo
 from widgets.css_paths import MODALS_CSS
 from widgets.input_form import (

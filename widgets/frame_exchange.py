@@ -23,7 +23,7 @@ from textual.containers import Container, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from app.engine.sanitize import clean_text, one_line
+from app.engine.safety.sanitize import clean_text, one_line
 from app.tui.exchanges import Exchange
 from app.tui.formatting import format_clock, theme_style
 from app.tui.plain import toast
@@ -31,7 +31,7 @@ from widgets.css_paths import MODALS_CSS
 from widgets.json_view import JsonView
 
 if TYPE_CHECKING:
-    from app.engine.rpc_types import Frame
+    from app.engine.rpc.rpc_types import Frame
 
 WIDE_COLUMNS = 120
 """From this width on, the request and the response sit side by side."""

@@ -22,12 +22,12 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from app.engine.sanitize import one_line
+from app.engine.safety.sanitize import one_line
 from app.tui.formatting import questions_waiting, sort_label, theme_style
 from app.tui.state import TasksSummary
 
 if TYPE_CHECKING:  # annotations only: the App's first frame does not load the engine
-    from app.engine.adapter import TasksCapabilities
+    from app.engine.tasks.contract import TasksCapabilities
     from app.tui.source import ConnectionState, SourceInfo
     from app.tui.task_filter import SortKey
 

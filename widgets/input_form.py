@@ -1,8 +1,8 @@
 """The elicitation form: a field widget per property of `requestedSchema`, checked before sending.
 
-Parsing (`app.engine.schema_form`), coercion and validation (`app.engine.form_answers`) come from
-the engine; this module only maps each `FieldSpec` to a widget, reads what was typed back out, and
-shows each field's reason beside it.
+Parsing (`app.engine.forms.schema_form`), coercion and validation (`app.engine.forms.answers`)
+come from the engine; this module only maps each `FieldSpec` to a widget, reads what was typed
+back out, and shows each field's reason beside it.
 Accept sends `{"action": "accept", "content": {...}}` only once every field is valid.
 """
 
@@ -21,10 +21,10 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Select, SelectionList, Static
 
-from app.engine.form_answers import FieldError, coerce_field, default_content, validate_answer
-from app.engine.form_model import FieldSpec, FormSpec
-from app.engine.models import InputRequest
-from app.engine.sanitize import clean_text, safe_text
+from app.engine.forms.answers import FieldError, coerce_field, default_content, validate_answer
+from app.engine.forms.model import FieldSpec, FormSpec
+from app.engine.safety.sanitize import clean_text, safe_text
+from app.engine.tasks.models import InputRequest
 from widgets.input_modal import AnswerModal, Submit
 from widgets.toggles import MarkedCheckbox, MarkedSelectionList
 
@@ -203,7 +203,7 @@ def field_widget(field: FieldSpec, start: RawValue, widget_id: str) -> Widget:
 
 
 class InputForm(AnswerModal):
-    """The elicitation form modal for a schema inside the subset (see `app.engine.schema_form`)."""
+    """The elicitation form modal for a schema in the subset (`app.engine.forms.schema_form`)."""
 
     def __init__(
         self,

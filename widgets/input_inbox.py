@@ -22,8 +22,8 @@ from textual.coordinate import Coordinate
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
-from app.engine.models import InputRequest
-from app.engine.sanitize import middle_line, one_line
+from app.engine.safety.sanitize import middle_line, one_line
+from app.engine.tasks.models import InputRequest
 from app.tui.formatting import format_since, questions_waiting
 from app.tui.plain import toast
 from widgets.input_modal import INPUTS_CSS, request_message

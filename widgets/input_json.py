@@ -15,9 +15,9 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static, TextArea
 
-from app.engine.json_answer import validate_json_answer
-from app.engine.models import InputRequest
-from app.engine.sanitize import clean_text, safe_text
+from app.engine.forms.json_answer import validate_json_answer
+from app.engine.safety.sanitize import clean_text, safe_text
+from app.engine.tasks.models import InputRequest
 from widgets.input_modal import AnswerModal, Submit
 
 SCHEMA_MAX_CHARS = 4000

@@ -20,8 +20,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from app.engine.models import InputRequest
-from app.engine.sanitize import clean_text, safe_text
+from app.engine.safety.sanitize import clean_text, safe_text
+from app.engine.tasks.models import InputRequest
 
 Submit = Callable[[dict[str, Any]], Awaitable[None]]
 """Sends one response to the server; returns once it is acknowledged, raises when it was not."""

@@ -16,9 +16,9 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Select, Static, TextArea
 
-from app.engine.input_text import message_text, sampling_result
-from app.engine.models import InputRequest
-from app.engine.sanitize import clean_text, safe_text
+from app.engine.forms.input_text import message_text, sampling_result
+from app.engine.safety.sanitize import clean_text, safe_text
+from app.engine.tasks.models import InputRequest
 from app.tui.plain import toast
 from widgets.input_modal import AnswerModal, Reject, Submit
 

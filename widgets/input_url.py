@@ -20,9 +20,9 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Button, Static
 
-from app.engine.input_text import describe_host
-from app.engine.models import InputRequest
-from app.engine.sanitize import clean_text
+from app.engine.forms.input_text import describe_host
+from app.engine.safety.sanitize import clean_text
+from app.engine.tasks.models import InputRequest
 from widgets.input_modal import ACCEPT, AnswerModal, Submit
 
 Opener = Callable[[str], object]

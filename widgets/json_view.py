@@ -17,7 +17,7 @@ from textual.theme import Theme
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from app.engine.sanitize import one_line
+from app.engine.safety.sanitize import one_line
 from app.tui.formatting import theme_style
 
 

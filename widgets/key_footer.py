@@ -19,7 +19,7 @@ from textual import events
 from textual.binding import ActiveBinding
 from textual.widget import Widget
 
-from app.engine.sanitize import safe_text
+from app.engine.safety.sanitize import safe_text
 
 SEPARATOR = "▏"
 """Drawn between the key hints and the command-palette hint (Textual's footer draws a `vkey`

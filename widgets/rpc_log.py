@@ -25,11 +25,11 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.theme import Theme
 
-from app.engine.sanitize import one_line
+from app.engine.safety.sanitize import one_line
 from app.tui.formatting import format_clock, theme_style
 
 if TYPE_CHECKING:
-    from app.engine.rpc_types import Frame
+    from app.engine.rpc.rpc_types import Frame
 
 DEFAULT_MAX_FRAMES = 2_000
 

@@ -2,7 +2,8 @@
 
 Only the visible tab is rendered, and only when what it shows changed, so a task polled four
 times a second with a megabyte result costs nothing while its Result tab is hidden. All server
-text is cleaned by `app.engine.sanitize`; JSON is dumped, cleaned, then highlighted as plain text.
+text is cleaned by `app.engine.safety.sanitize`; JSON is dumped, cleaned, then highlighted as
+plain text.
 """
 
 from __future__ import annotations
@@ -28,9 +29,9 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Static, TabbedContent, TabPane
 
-from app.engine.models import Task
-from app.engine.rpc_types import Frame
-from app.engine.sanitize import clean_text, one_line, safe_text
+from app.engine.rpc.rpc_types import Frame
+from app.engine.safety.sanitize import clean_text, one_line, safe_text
+from app.engine.tasks.models import Task
 from app.tui.formatting import (
     PACING_WORDS,
     RESULT_SOURCE_WORDS,

@@ -33,7 +33,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.theme import Theme
 
-from app.engine.sanitize import middle_line, one_line
+from app.engine.safety.sanitize import middle_line, one_line
 from app.tui.formatting import (
     PACING_WORDS,
     SEVERITY_COLOURS,

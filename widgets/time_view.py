@@ -25,7 +25,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.theme import Theme
 
-from app.engine.sanitize import middle_line, one_line
+from app.engine.safety.sanitize import middle_line, one_line
 from app.tui.formatting import STATUS_COLOURS, format_duration, theme_style
 from app.tui.state import WatchedTask
 from widgets.row_cursor import CURSOR_BINDINGS, RowCursorKeys

@@ -22,7 +22,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from app.engine.sanitize import one_line, safe_text
+from app.engine.safety.sanitize import one_line, safe_text
 from app.tui.source import ToolInfo
 from widgets.css_paths import MODALS_CSS
 

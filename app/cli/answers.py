@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from app.cli.output import usage_error
-from app.engine.answer_defaults import with_defaults
-from app.engine.form_checks import CompiledPattern, compile_pattern
-from app.engine.models import InputKind, InputRequest
+from app.engine.forms.checks import CompiledPattern, compile_pattern
+from app.engine.forms.defaults import with_defaults
+from app.engine.tasks.models import InputKind, InputRequest
 
 MATCH_KEYS = frozenset({"key", "message", "method"})
 ELICIT_ACTIONS = frozenset({"accept", "decline", "cancel"})
@@ -136,9 +136,9 @@ def _elicit_problems(request: InputRequest, response: dict[str, Any]) -> list[st
     schema = request.requested_schema
     if schema is None:
         return []
-    from app.engine.form_answers import validate_answer
-    from app.engine.json_answer import validate_json_answer
-    from app.engine.schema_form import UnsupportedSchema, parse_schema
+    from app.engine.forms.answers import validate_answer
+    from app.engine.forms.json_answer import validate_json_answer
+    from app.engine.forms.schema_form import UnsupportedSchema, parse_schema
 
     try:
         spec = parse_schema(schema)

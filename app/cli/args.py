@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from app.cli.output import CliError, usage_error
-from app.engine.reconnect import DEFAULT_ATTEMPTS
+from app.engine.rpc.reconnect import DEFAULT_ATTEMPTS
 
 DEFAULT_DURATION_MS = 300_000
 DEFAULT_MAX_CONSECUTIVE_ERRORS = 5

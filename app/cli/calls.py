@@ -23,14 +23,14 @@ from app.cli.output import (
 )
 from app.cli.responder import InvalidAnswer, Responder
 from app.cli.watch import TaskWatch, WatchBounds
-from app.engine.roots import send_roots
-from app.engine.sanitize import clean_text
-from app.engine.task_json import input_json, task_json
+from app.engine.rpc.roots import send_roots
+from app.engine.safety.sanitize import clean_text
+from app.engine.tasks.task_json import input_json, task_json
 
 if TYPE_CHECKING:
     from app.cli.session import Session
-    from app.engine.models import InputRequest
-    from app.engine.poller import Poller
+    from app.engine.polling.poller import Poller
+    from app.engine.tasks.models import InputRequest
 
 T = TypeVar("T")
 

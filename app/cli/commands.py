@@ -22,7 +22,7 @@ from app.cli.output import (
     Output,
     usage_error,
 )
-from app.engine.task_json import input_json, task_json
+from app.engine.tasks.task_json import input_json, task_json
 
 if TYPE_CHECKING:
     from app.cli.session import Session

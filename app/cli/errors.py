@@ -14,12 +14,12 @@ from app.cli.output import (
     TOOL_UNUSABLE,
     CliError,
 )
-from app.engine.adapter import TaskUnknown, VerbUnsupported
-from app.engine.guard import ReadOnlyRefused
-from app.engine.protocol_keys import TASKS_EXTENSION
-from app.engine.rpc_types import RpcError
-from app.engine.tool_headers import ToolUnusable
-from app.engine.transports.base import TransportError
+from app.engine.rpc.guard import ReadOnlyRefused
+from app.engine.rpc.rpc_types import RpcError
+from app.engine.rpc.tool_headers import ToolUnusable
+from app.engine.rpc.transports.base import TransportError
+from app.engine.tasks.contract import TaskUnknown, VerbUnsupported
+from app.engine.tasks.protocol_keys import TASKS_EXTENSION
 
 LEGACY_SESSION_HINT = (
     "legacy-wire tasks are bound to the session that created them, so a new connection cannot "
@@ -77,7 +77,7 @@ def cli_error(exc: BaseException, *, wire: str = "none", task_id: str | None = N
         if exc.body:
             details["body"] = exc.body[:BODY_EXCERPT]
         return CliError(CONNECTION_FAILED, exc.message or str(exc), details)
-    from app.engine.models import ProtocolViolation  # pydantic: loaded only for what is left
+    from app.engine.tasks.models import ProtocolViolation  # pydantic: loaded only for what is left
 
     if isinstance(exc, ProtocolViolation):
         return CliError(PROTOCOL_VIOLATION, exc.reason, {"frame": exc.frame})

@@ -8,8 +8,8 @@ from __future__ import annotations
 import argparse
 
 from app.cli.output import EXIT_OK, Output, usage_error
-from app.engine.export import render, task_lives
-from app.engine.replay import RecordingError, read_recording
+from app.engine.record.export import render, task_lives
+from app.engine.record.replay import RecordingError, read_recording
 
 
 def tasks_export(namespace: argparse.Namespace, out: Output) -> int:

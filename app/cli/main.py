@@ -62,7 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _check_limits() -> None:
     """A bound set in the environment (`TASKSCOPE_MAX_*`) that is not a size is a usage error."""
     from app.cli.output import usage_error
-    from app.engine.limits import LimitsError, configured
+    from app.engine.safety.limits import LimitsError, configured
 
     try:
         configured()
@@ -82,7 +82,7 @@ def _open_tui(namespace: argparse.Namespace, out: Output) -> int:
     engine after its first frame.
     """
     from app.cli.target import target_from_args
-    from app.engine.targets import Target, demo_target
+    from app.engine.rpc.targets import Target, demo_target
     from app.tui.run import TuiOptions, run_tui
 
     wire = option(namespace, "wire")
@@ -122,7 +122,7 @@ def _open_tui(namespace: argparse.Namespace, out: Output) -> int:
 def _open_replay(namespace: argparse.Namespace, out: Output) -> int:
     """`taskscope replay FILE`: the full-screen UI on a recording, with no server."""
     from app.cli.output import usage_error
-    from app.engine.replay import RecordingError, read_recording
+    from app.engine.record.replay import RecordingError, read_recording
     from app.tui.run import run_replay
 
     path: str = namespace.file

@@ -15,8 +15,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from app.engine import deep_json
-from app.engine.redact import Redactor
+from app.engine.safety import deep_json
+from app.engine.safety.redact import Redactor
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
@@ -122,7 +122,7 @@ class Output:
 
 def readable_error(error: CliError) -> str:
     """`error` as a few lines of text for a person."""
-    from app.engine.sanitize import clean_text
+    from app.engine.safety.sanitize import clean_text
 
     lines = [f"error [{error.code}]: {clean_text(error.message)}"]
     if isinstance(error.details, dict):

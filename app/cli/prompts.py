@@ -15,13 +15,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, TextIO
 
-from app.engine.form_answers import FieldError, coerce_field, validate_answer
-from app.engine.form_model import FieldSpec, FormSpec
-from app.engine.input_text import describe_host, message_text, sampling_result
-from app.engine.json_answer import validate_json_answer
-from app.engine.models import InputKind, InputRequest
-from app.engine.sanitize import clean_text
-from app.engine.schema_form import UnsupportedSchema, parse_schema
+from app.engine.forms.answers import FieldError, coerce_field, validate_answer
+from app.engine.forms.input_text import describe_host, message_text, sampling_result
+from app.engine.forms.json_answer import validate_json_answer
+from app.engine.forms.model import FieldSpec, FormSpec
+from app.engine.forms.schema_form import UnsupportedSchema, parse_schema
+from app.engine.safety.sanitize import clean_text
+from app.engine.tasks.models import InputKind, InputRequest
 
 DECLINE_WORDS = {"d": "decline", "decline": "decline", "c": "cancel", "cancel": "cancel"}
 

@@ -6,9 +6,9 @@ import argparse
 
 from app.cli.args import option, options
 from app.cli.output import usage_error
-from app.engine.recorder import Recorder, redactor_for
-from app.engine.recording import Face
-from app.engine.targets import Target
+from app.engine.record.recorder import Recorder, redactor_for
+from app.engine.record.recording import Face
+from app.engine.rpc.targets import Target
 
 
 def open_recorder(namespace: argparse.Namespace, target: Target, face: Face) -> Recorder | None:

@@ -1,12 +1,12 @@
 """How watch events look in headless output: one plain stderr line each, every server string
-sanitized. (A task as JSON is `app.engine.task_json`, shared with the TUI.)
+sanitized. (A task as JSON is `app.engine.tasks.task_json`, shared with the TUI.)
 """
 
 from __future__ import annotations
 
-from app.engine import deep_json
-from app.engine.events import TaskEvent
-from app.engine.sanitize import clean_text
+from app.engine.safety import deep_json
+from app.engine.safety.sanitize import clean_text
+from app.engine.tasks.events import TaskEvent
 
 FRAME_EXCERPT = 400
 

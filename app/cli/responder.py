@@ -1,12 +1,12 @@
 """Decides how this run answers each input request: a scripted rule, `--root` paths, or a person.
 
-Order: the first matching `--answers` rule; for `roots/list` the `--root` paths (sent at once by
-`app.engine.roots`: declined with `-32601` when none were given); then a terminal prompt when the
-run is interactive (a sampling request may be declined there: the reply then asks for a JSON-RPC
-error instead of a result). A run that cannot ask (no terminal, `--yes`, `CI`) declines the rest,
-so the server is not left waiting: an elicitation gets `{"action": "decline"}`, a legacy request an
-error reply; the run still ends with exit 6. Scripted answers are checked against the request's
-schema before they are sent.
+Order: the first matching `--answers` rule; for `roots/list` the `--root` paths (sent at once
+by `app.engine.rpc.roots`: declined with `-32601` when none were given); then a terminal prompt
+when the run is interactive (a sampling request may be declined there: the reply then asks for a
+JSON-RPC error instead of a result). A run that cannot ask (no terminal, `--yes`, `CI`) declines
+the rest, so the server is not left waiting: an elicitation gets `{"action": "decline"}`, a
+legacy request an error reply; the run still ends with exit 6. Scripted answers are checked
+against the request's schema before they are sent.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any, Literal, TypeVar
 
 from app.cli.answers import AnswerBook, response_problems
 from app.cli.prompts import PromptClosed, Prompter, Rejection
-from app.engine.models import InputKind, InputRequest
+from app.engine.tasks.models import InputKind, InputRequest
 
 AnswerSource = Literal["answers", "roots", "prompt", "declined"]
 """Where a reply came from; "declined": this run could not answer, so it declines."""

@@ -132,7 +132,7 @@ def build_responder(namespace: argparse.Namespace, out: Output) -> Responder:
     from app.cli.answers import AnswerBook, load_answers
     from app.cli.prompts import Prompter, TerminalLines
     from app.cli.responder import Responder, interactive_allowed
-    from app.engine.input_text import root_entries
+    from app.engine.forms.input_text import root_entries
 
     answers_path = option(namespace, "answers")
     book = load_answers(answers_path) if answers_path else AnswerBook()

@@ -22,14 +22,14 @@ from app.cli.output import CONNECTION_FAILED, TASKS_WIRE_MISMATCH, CliError, Out
 from app.cli.record import open_recorder
 from app.cli.target import target_from_args
 from app.cli.trace import FrameTrace
-from app.engine.input_text import root_entries
-from app.engine.negotiate import NegotiationError, era_steps
-from app.engine.reconnect import ConnectionEvent, ReconnectPolicy
-from app.engine.recorder import redactor_for
-from app.engine.rpc_types import RpcError
-from app.engine.sanitize import clean_text
-from app.engine.session import EngineSession, WireMismatch
-from app.engine.transports.base import TransportError
+from app.engine.forms.input_text import root_entries
+from app.engine.record.recorder import redactor_for
+from app.engine.rpc.negotiate import NegotiationError, era_steps
+from app.engine.rpc.reconnect import ConnectionEvent, ReconnectPolicy
+from app.engine.rpc.rpc_types import RpcError
+from app.engine.rpc.session import EngineSession, WireMismatch
+from app.engine.rpc.transports.base import TransportError
+from app.engine.safety.sanitize import clean_text
 
 Session = EngineSession
 """What every command runs on (kept as the CLI's name for the engine session)."""

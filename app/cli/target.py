@@ -6,7 +6,7 @@ import argparse
 
 from app.cli.args import no_target_error, option, options
 from app.cli.output import usage_error
-from app.engine.targets import (
+from app.engine.rpc.targets import (
     Target,
     TargetError,
     command_target,

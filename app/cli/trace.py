@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import TextIO
 
 from app.cli.output import usage_error
-from app.engine import deep_json
-from app.engine.recording import frame_json
-from app.engine.rpc_types import Frame
+from app.engine.record.recording import frame_json
+from app.engine.rpc.rpc_types import Frame
+from app.engine.safety import deep_json
 
 
 class FrameTrace:

@@ -26,14 +26,14 @@ from app.cli.output import (
 from app.cli.render import event_line
 from app.cli.responder import InvalidAnswer, Responder
 from app.cli.session import Session
-from app.engine.events import TaskEvent
-from app.engine.guard import ReadOnlyRefused
-from app.engine.inputs import InputNotPending
-from app.engine.models import InputRequest, Task
-from app.engine.poller import Poller
-from app.engine.reconnect import LOST_WITH_OLD_SESSION, ConnectionEvent
-from app.engine.sanitize import clean_text
-from app.engine.task_json import input_json, task_json
+from app.engine.polling.poller import Poller
+from app.engine.rpc.guard import ReadOnlyRefused
+from app.engine.rpc.reconnect import LOST_WITH_OLD_SESSION, ConnectionEvent
+from app.engine.safety.sanitize import clean_text
+from app.engine.tasks.broker import InputNotPending
+from app.engine.tasks.events import TaskEvent
+from app.engine.tasks.models import InputRequest, Task
+from app.engine.tasks.task_json import input_json, task_json
 
 OUTCOME_EXIT: dict[str, int] = {
     "completed": EXIT_OK,

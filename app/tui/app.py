@@ -33,7 +33,7 @@ from textual.theme import Theme
 from textual.widgets import Input, Static
 from textual.worker import Worker, WorkerState
 
-from app.engine.sanitize import clean_text, middle_line, one_line
+from app.engine.safety.sanitize import clean_text, middle_line, one_line
 from app.tui.bindings import APP_BINDINGS, LIST_BINDINGS
 from app.tui.commands import TaskCommands
 from app.tui.config import TuiConfig
@@ -57,9 +57,9 @@ from widgets.time_view import TimeView
 if TYPE_CHECKING:
     # The engine, the detail pane, the RPC log, the modals, the help panel (Textual's Markdown)
     # and the exporter load when first used, not before the first frame.
-    from app.engine.events import TaskEvent
-    from app.engine.models import InputRequest
-    from app.engine.rpc_types import Frame
+    from app.engine.rpc.rpc_types import Frame
+    from app.engine.tasks.events import TaskEvent
+    from app.engine.tasks.models import InputRequest
     from app.tui.known_tasks import KnownTasks
     from app.tui.source import SourceInfo, TaskSource
     from widgets.arguments_form import CreateRequest
@@ -117,7 +117,7 @@ class TaskTimeline(TimeView):
 
 def _is_roots(request: InputRequest) -> bool:
     """A `roots/list` request: answered from the configuration, never put to the user."""
-    from app.engine.models import InputKind
+    from app.engine.tasks.models import InputKind
 
     return request.kind is InputKind.ROOTS
 
@@ -728,8 +728,8 @@ class TaskscopeApp(App[int]):
         self._sync_count += 1
         task_id = f"sync-{self._sync_count}"
         self._synthetic.add(task_id)
-        from app.engine.events import TaskEvent
-        from app.engine.models import Task
+        from app.engine.tasks.events import TaskEvent
+        from app.engine.tasks.models import Task
 
         extension = self.info is not None and self.info.capabilities.wire == "extension"
         task = Task(
@@ -914,7 +914,7 @@ class TaskscopeApp(App[int]):
 
     def action_export_tasks(self) -> None:
         """Export the marked (or selected) tasks' lives: Markdown, or JSON for a `.json` path."""
-        from app.engine.export import export_file_name, render
+        from app.engine.record.export import export_file_name, render
         from app.tui.export import default_path, export_json, shown_lives
         from widgets.confirm import TextPrompt
 

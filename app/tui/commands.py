@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, cast
 from rich.text import Text
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from app.engine.sanitize import one_line
+from app.engine.safety.sanitize import one_line
 from app.tui.formatting import status_label
 from app.tui.plain import highlight
 

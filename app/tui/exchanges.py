@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from app.engine.rpc_types import Frame
+    from app.engine.rpc.rpc_types import Frame
 
 
 def opens_exchange(frame: Frame) -> bool:

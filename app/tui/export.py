@@ -15,10 +15,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from app.engine import deep_json
-from app.engine.export import LifeStep, TaskLife, latest_server, task_lives
-from app.engine.recording import Entry, SessionInfo
-from app.engine.task_json import task_json
+from app.engine.record.export import LifeStep, TaskLife, latest_server, task_lives
+from app.engine.record.recording import Entry, SessionInfo
+from app.engine.safety import deep_json
+from app.engine.tasks.task_json import task_json
 from app.tui.exchanges import Exchange
 from app.tui.state import WatchedTask
 
@@ -111,7 +111,7 @@ def write_json(path: str, text: str) -> Path:
 def exchange_json(exchange: Exchange) -> str:
     """One RPC exchange as indented JSON, what the exchange view copies and saves: why it was
     sent, the latency, and each frame as `--trace-frames` writes it (already redacted)."""
-    from app.engine.recording import frame_json
+    from app.engine.record.recording import frame_json
 
     first = exchange.frames[0]
     document: dict[str, Any] = {

@@ -1,7 +1,7 @@
 """Plain-text formatting of durations, sizes, clocks and statuses for the TUI's cells.
 
 Pure functions on our own numbers and enums; server text never passes through here (it goes
-through `app.engine.sanitize`), so these strings are safe to show as they are.
+through `app.engine.safety.sanitize`), so these strings are safe to show as they are.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from textual.color import Color, ColorParseError
 from app.tui.state import SortKey, WatchedTask
 
 if TYPE_CHECKING:  # annotations only: the TUI's first frame does not load pydantic
-    from app.engine.models import Progress, Task
+    from app.engine.tasks.models import Progress, Task
 
 STATUS_GLYPHS: dict[str, str] = {
     "working": "◐",

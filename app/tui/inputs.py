@@ -14,8 +14,8 @@ from typing import Any
 
 from textual.app import App
 
-from app.engine.models import InputKind, InputRequest
-from app.engine.schema_form import UnsupportedSchema, parse_schema
+from app.engine.forms.schema_form import UnsupportedSchema, parse_schema
+from app.engine.tasks.models import InputKind, InputRequest
 from widgets.input_form import InputForm
 from widgets.input_json import InputJson, unsupported_reason
 from widgets.input_modal import AnswerModal, Reject, Submit

@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from app.engine import deep_json
+from app.engine.safety import deep_json
 
 DiffOp = Literal["added", "removed", "changed"]
 

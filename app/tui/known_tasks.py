@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.engine.targets import without_userinfo
+from app.engine.rpc.targets import without_userinfo
 
 DATA_DIR_ENV = "TASKSCOPE_DATA_DIR"
 FILE_NAME = "known-tasks.json"

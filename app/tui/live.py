@@ -22,18 +22,18 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from app.engine.adapter import CreateOutcome
-from app.engine.adapters import WireAdapter
-from app.engine.events import TaskEvent
-from app.engine.models import TERMINAL_STATUSES, InputRequest
-from app.engine.negotiate import EraPreference
-from app.engine.poller import Poller
-from app.engine.purpose import sent_for
-from app.engine.reconnect import ConnectionEvent, ReconnectPolicy
-from app.engine.recorder import Recorder, redactor_for
-from app.engine.redact import Redactor
-from app.engine.session import EngineSession, WireMismatch
-from app.engine.targets import Target
+from app.engine.polling.poller import Poller
+from app.engine.record.recorder import Recorder, redactor_for
+from app.engine.rpc.negotiate import EraPreference
+from app.engine.rpc.purpose import sent_for
+from app.engine.rpc.reconnect import ConnectionEvent, ReconnectPolicy
+from app.engine.rpc.session import EngineSession, WireMismatch
+from app.engine.rpc.targets import Target
+from app.engine.safety.redact import Redactor
+from app.engine.tasks.contract import CreateOutcome
+from app.engine.tasks.events import TaskEvent
+from app.engine.tasks.factory import WireAdapter
+from app.engine.tasks.models import TERMINAL_STATUSES, InputRequest
 from app.tui.source import (
     ConnectionState,
     EventSink,

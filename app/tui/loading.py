@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 from app.tui.source import SourceUnavailable, TaskSource
 
 if TYPE_CHECKING:
-    from app.engine.adapter import CreateOutcome
-    from app.engine.models import InputRequest
-    from app.engine.recording import Entry
+    from app.engine.record.recording import Entry
+    from app.engine.tasks.contract import CreateOutcome
+    from app.engine.tasks.models import InputRequest
     from app.tui.source import ConnectionState, EventSink, FrameSink, SourceInfo, ToolInfo
 
 History = Callable[[], "Sequence[Entry]"]

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:  # annotations only: the App's first frame does not load the engine
-    from app.engine.events import TaskEvent
-    from app.engine.rpc_types import Frame
+    from app.engine.rpc.rpc_types import Frame
+    from app.engine.tasks.events import TaskEvent
     from app.tui.source import SourceInfo
 
 FLUSH_INTERVAL_S = 0.26

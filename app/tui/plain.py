@@ -3,8 +3,9 @@
 Textual reads a `str` as content markup in toasts, tooltips and command-palette hits: "[/b]EVIL"
 or "cannot open [/var/log/app.log]" raises `MarkupError` and ends the App, "[reverse]" restyles,
 and "[@click=app.quit]…" becomes a clickable action. Server text (and text from the user's files)
-reaches them only as Rich `Text` (`safe_text`, `one_line` in `app.engine.sanitize`) or through
-these helpers, which clean it the same way and pass it with `markup=False` or as plain `Content`.
+reaches them only as Rich `Text` (`safe_text`, `one_line` in `app.engine.safety.sanitize`)
+or through these helpers, which clean it the same way and pass it with `markup=False` or as
+plain `Content`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from textual.fuzzy import Matcher
 from textual.notifications import SeverityLevel
 from textual.widget import Widget
 
-from app.engine.sanitize import clean_text, one_line
+from app.engine.safety.sanitize import clean_text, one_line
 
 TOAST_MAX_CHARS = 600
 """A toast's message is cut to this many characters (a server error can be a whole HTML page)."""

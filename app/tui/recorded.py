@@ -10,10 +10,10 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
-from app.engine.adapter import CreateOutcome
-from app.engine.events import TaskEvent
-from app.engine.models import InputRequest
-from app.engine.rpc_types import Frame
+from app.engine.rpc.rpc_types import Frame
+from app.engine.tasks.contract import CreateOutcome
+from app.engine.tasks.events import TaskEvent
+from app.engine.tasks.models import InputRequest
 from app.tui.source import (
     ConnectionState,
     EventSink,

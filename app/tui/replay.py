@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import asyncio
 
-from app.engine.adapter import TasksCapabilities
-from app.engine.recording import SessionInfo
-from app.engine.replay import Recording, play
+from app.engine.record.recording import SessionInfo
+from app.engine.record.replay import Recording, play
+from app.engine.tasks.contract import TasksCapabilities
 from app.tui.recorded import RecordedSource
 from app.tui.source import SourceInfo
 

@@ -14,13 +14,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from app.engine.reconnect import DEFAULT_ATTEMPTS
+from app.engine.rpc.reconnect import DEFAULT_ATTEMPTS
 
 if TYPE_CHECKING:
-    from app.engine.negotiate import EraPreference
-    from app.engine.recorder import Recorder
-    from app.engine.replay import Recording
-    from app.engine.targets import Target
+    from app.engine.record.recorder import Recorder
+    from app.engine.record.replay import Recording
+    from app.engine.rpc.negotiate import EraPreference
+    from app.engine.rpc.targets import Target
     from app.tui.app import TaskscopeApp
     from app.tui.loading import LoadedSource
 
@@ -58,9 +58,9 @@ class LiveLoader:
 
     def load(self) -> LoadedSource:
         """Import the engine and build the source; called once, off the event loop."""
-        from app.engine.input_text import root_entries
-        from app.engine.reconnect import ReconnectPolicy
-        from app.engine.recorder import Recorder, redactor_for
+        from app.engine.forms.input_text import root_entries
+        from app.engine.record.recorder import Recorder, redactor_for
+        from app.engine.rpc.reconnect import ReconnectPolicy
         from app.tui.live import LiveSource
         from app.tui.loading import LoadedSource
 

@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:  # annotations only: the App's first frame does not load the engine
-    from app.engine.adapter import CreateOutcome, TasksCapabilities
-    from app.engine.events import TaskEvent
-    from app.engine.models import InputRequest
-    from app.engine.rpc_types import Frame
+    from app.engine.rpc.rpc_types import Frame
+    from app.engine.tasks.contract import CreateOutcome, TasksCapabilities
+    from app.engine.tasks.events import TaskEvent
+    from app.engine.tasks.models import InputRequest
 
 TaskSupport = Literal["forbidden", "optional", "required"]
 ConnectionState = Literal["loading", "connecting", "connected", "reconnecting", "closed", "failed"]

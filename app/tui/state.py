@@ -33,7 +33,7 @@ from app.tui.watched import (
 )
 
 if TYPE_CHECKING:  # annotations only: the TUI's first frame does not load pydantic
-    from app.engine.events import TaskEvent
+    from app.engine.tasks.events import TaskEvent
 
 
 @dataclass(frozen=True, slots=True)

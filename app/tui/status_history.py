@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from app.engine.events import EventKind
+    from app.engine.tasks.events import EventKind
 
 HISTORY_CAP = 64
 """How many status changes, and how many marked moments, each task keeps (the oldest go first)."""

@@ -14,8 +14,8 @@ from app.tui.json_diff import StateDiff, json_diff
 from app.tui.status_history import EMPTY_HISTORY, StatusHistory, next_history
 
 if TYPE_CHECKING:  # annotations only: the TUI's first frame does not load pydantic
-    from app.engine.events import NextPoll, TaskEvent
-    from app.engine.models import Task
+    from app.engine.tasks.events import NextPoll, TaskEvent
+    from app.engine.tasks.models import Task
 
 DEFAULT_TIMELINE_CAP = 200
 """How many timeline entries each task keeps; older ones are dropped first."""

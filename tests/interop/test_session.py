@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from app.engine.models import Task
-from app.engine.session import EngineSession
-from app.engine.targets import HttpTarget, StdioTarget, Target
+from app.engine.rpc.session import EngineSession
+from app.engine.rpc.targets import HttpTarget, StdioTarget, Target
+from app.engine.tasks.models import Task
 from tests.interop.catalog import Server, Transport, case_id, cases
 
 POLLS = 120

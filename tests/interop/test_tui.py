@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from app.engine.targets import HttpTarget, StdioTarget, Target
+from app.engine.rpc.targets import HttpTarget, StdioTarget, Target
 from app.tui.app import TaskscopeApp
 from tests.interop.catalog import Call, Server, Transport, case_id, cases
 from tests.tui_helpers import SIZE, connected, live_app, only_task, wait_for

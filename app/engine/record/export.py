@@ -1,0 +1,360 @@
+"""One task's life as a bug-report attachment: creation, transitions, questions, answers, result.
+
+`task_lives` reads recording entries (a recording file, or the recorder's in-memory history) and
+gathers, per task, every step worth reporting; plain polls are left out. `lives_markdown` and
+`lives_json` render several tasks together (marked rows export as one document). Both renderings
+are deterministic for a given recording, and every server string in the Markdown is cleaned.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from app.engine.record.recording import Action, Entry, Opened, RecordedEvent, SessionInfo
+from app.engine.safety.sanitize import clean_text
+from app.engine.tasks.models import InputRequest, Task
+
+EXPORT_FORMAT = "taskscope-export"
+EXPORT_VERSION = 1
+
+ExportFormat = Literal["md", "json"]
+
+_ACTION_KINDS = {"cancel": "cancel requested", "answer": "answer", "reject": "rejected"}
+_DETAIL_WIDTH = 160
+
+
+@dataclass(frozen=True, slots=True)
+class LifeStep:
+    """One reportable moment of a task: an event the poller saw or an action the user took."""
+
+    at: float
+    kind: str
+    source: str
+    status: str | None = None
+    previous_status: str | None = None
+    detail: str | None = None
+    question: InputRequest | None = None
+    answer: dict[str, Any] | None = None
+    arguments: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TaskLife:
+    """Everything reported about one task, with its last good state."""
+
+    task_id: str
+    server: SessionInfo | None
+    steps: tuple[LifeStep, ...]
+    final: Task | None
+
+    @property
+    def tool(self) -> str | None:
+        if self.final is not None and self.final.tool_name:
+            return self.final.tool_name
+        created = [s for s in self.steps if s.kind == "create requested" and s.detail]
+        return created[0].detail if created else None
+
+    @property
+    def started_at(self) -> float | None:
+        return self.steps[0].at if self.steps else None
+
+
+def task_lives(entries: Iterable[Entry], task_ids: Sequence[str]) -> list[TaskLife]:
+    """The life of each of `task_ids` (in that order) as recorded in `entries`."""
+    wanted = set(task_ids)
+    steps: dict[str, list[LifeStep]] = {task_id: [] for task_id in task_ids}
+    finals: dict[str, Task] = {}
+    servers: dict[str, SessionInfo | None] = {}
+    server: SessionInfo | None = None
+    for entry in entries:
+        if isinstance(entry, Opened):
+            server = entry.info
+        elif isinstance(entry, RecordedEvent) and entry.event.task_id in wanted:
+            event = entry.event
+            if event.task is not None:
+                finals[event.task_id] = event.task
+            servers.setdefault(event.task_id, server)
+            step = _event_step(entry)
+            if step is not None:
+                steps[event.task_id].append(step)
+        elif isinstance(entry, Action) and entry.task_id in wanted:
+            servers.setdefault(entry.task_id, server)
+            steps[entry.task_id].extend(_action_steps(entry))
+    return [
+        TaskLife(task_id, servers.get(task_id), tuple(steps[task_id]), finals.get(task_id))
+        for task_id in task_ids
+    ]
+
+
+def latest_server(entries: Iterable[Entry]) -> SessionInfo | None:
+    """The server of the last session the entries opened (None when they opened none)."""
+    server: SessionInfo | None = None
+    for entry in entries:
+        if isinstance(entry, Opened):
+            server = entry.info
+    return server
+
+
+def _event_step(entry: RecordedEvent) -> LifeStep | None:
+    event = entry.event
+    status = event.task.status if event.task is not None else None
+    if event.kind == "polled":
+        return None
+    if event.kind == "input_needed":
+        return LifeStep(entry.at, "question", event.source, status, question=event.input_request)
+    if event.kind == "input_answered":
+        request = event.input_request
+        key = request.key if request is not None else event.detail
+        return LifeStep(entry.at, "answer acknowledged", event.source, status, detail=key)
+    detail = event.detail
+    if event.kind in ("created", "transition", "changed") and event.task is not None:
+        detail = event.task.status_message or detail
+    return LifeStep(
+        entry.at,
+        event.kind,
+        event.source,
+        status,
+        previous_status=event.previous_status,
+        detail=detail,
+    )
+
+
+def _action_steps(entry: Action) -> list[LifeStep]:
+    details = entry.details
+    if entry.action == "created":
+        arguments = details.get("arguments")
+        return [
+            LifeStep(
+                entry.at,
+                "create requested",
+                "user",
+                detail=str(details.get("tool", "")) or None,
+                arguments=arguments if isinstance(arguments, dict) else None,
+            )
+        ]
+    if entry.action == "refused":
+        return [LifeStep(entry.at, "refused (read-only)", "user", detail=str(details.get("verb")))]
+    kind = _ACTION_KINDS.get(entry.action)
+    if kind is None:
+        return []
+    response = details.get("response")
+    return [
+        LifeStep(
+            entry.at,
+            kind,
+            "user",
+            detail=str(details["key"]) if "key" in details else None,
+            answer=response if isinstance(response, dict) else None,
+        )
+    ]
+
+
+# -- JSON -----------------------------------------------------------------------------------------
+
+
+def lives_json(lives: Sequence[TaskLife]) -> str:
+    """The export as JSON text (non-ASCII escaped, so nothing in it can act on a terminal)."""
+    document = {
+        "format": EXPORT_FORMAT,
+        "version": EXPORT_VERSION,
+        "tasks": [_life_document(life) for life in lives],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=True, default=str)
+
+
+def _life_document(life: TaskLife) -> dict[str, Any]:
+    final = life.final
+    start = life.started_at
+    return {
+        "taskId": life.task_id,
+        "server": _server_document(life.server),
+        "wire": final.wire if final else None,
+        "tool": life.tool,
+        "finalStatus": final.status if final else None,
+        "steps": [_step_document(step, start) for step in life.steps],
+        "result": final.result if final else None,
+        "error": final.error.model_dump() if final and final.error else None,
+        "lastState": final.raw if final else None,
+    }
+
+
+def _server_document(info: SessionInfo | None) -> dict[str, Any] | None:
+    if info is None:
+        return None
+    return {
+        "name": info.server_name,
+        "version": info.server_version,
+        "transport": info.transport,
+        "protocolVersion": info.protocol_version,
+        "wire": info.capabilities.wire,
+    }
+
+
+def _step_document(step: LifeStep, start: float | None) -> dict[str, Any]:
+    document: dict[str, Any] = {
+        "at": _iso(step.at),
+        "offsetS": round(step.at - start, 3) if start is not None else 0.0,
+        "kind": step.kind,
+        "source": step.source,
+        "status": step.status,
+        "previousStatus": step.previous_status,
+        "detail": step.detail,
+        "arguments": step.arguments,
+        "answer": step.answer,
+    }
+    if step.question is not None:
+        document["question"] = step.question.model_dump(mode="json")
+    return {key: value for key, value in document.items() if value is not None}
+
+
+# -- Markdown -------------------------------------------------------------------------------------
+
+
+def lives_markdown(lives: Sequence[TaskLife]) -> str:
+    """The export as Markdown, one section per task, ready to paste into a bug report."""
+    return "\n\n".join(_life_markdown(life) for life in lives).rstrip() + "\n"
+
+
+def _life_markdown(life: TaskLife) -> str:
+    final = life.final
+    lines = [f"## Task `{_inline(life.task_id)}`", ""]
+    facts = [
+        ("Server", _server_text(life.server)),
+        ("Wire", final.wire if final else (life.server.capabilities.wire if life.server else "")),
+        ("Tool", life.tool or "—"),
+        ("Created", _created(life)),
+        ("Final status", final.status if final else "unknown"),
+    ]
+    lines += ["| | |", "|---|---|"]
+    lines += [f"| {name} | {_cell(value)} |" for name, value in facts]
+    lines += [
+        "",
+        "### Timeline",
+        "",
+        "| At | +s | What | Status | Detail |",
+        "|---|---|---|---|---|",
+    ]
+    start = life.started_at or 0.0
+    for step in life.steps:
+        lines.append(
+            f"| {_iso(step.at)} | {step.at - start:.3f} | {_cell(_what(step))} "
+            f"| {_cell(_status(step))} | {_cell(_step_detail(step))} |"
+        )
+    lines += _exchanges(life)
+    lines += _outcome(final)
+    return "\n".join(lines)
+
+
+def _exchanges(life: TaskLife) -> list[str]:
+    questions = [step.question for step in life.steps if step.question is not None]
+    answers = {
+        s.detail: s for s in life.steps if s.kind in ("answer", "rejected") and s.detail is not None
+    }
+    created = [s for s in life.steps if s.kind == "create requested" and s.arguments is not None]
+    lines: list[str] = []
+    if created:
+        lines += ["", "### Arguments", "", *_code(created[0].arguments)]
+    if not questions:
+        return lines
+    lines += ["", "### Questions and answers"]
+    for number, question in enumerate(questions, start=1):
+        lines += ["", f"{number}. `{_inline(question.method)}` key `{_inline(question.key)}`"]
+        if question.message:
+            lines += ["", f"   > {clean_text(question.message, max_len=2000)}"]
+        schema = question.requested_schema
+        if schema is not None:
+            lines += ["", "   Requested schema:", "", *_code(schema, indent="   ")]
+        answer = answers.get(question.key)
+        if answer is not None and answer.kind == "rejected":
+            lines += ["", "   Declined with a JSON-RPC error."]
+        elif answer is None or answer.answer is None:
+            lines += ["", "   No answer was sent."]
+        else:
+            lines += ["", "   Answer:", "", *_code(answer.answer, indent="   ")]
+    return lines
+
+
+def _outcome(final: Task | None) -> list[str]:
+    if final is None:
+        return []
+    if final.error is not None:
+        return ["", "### Error", "", *_code(final.error.model_dump())]
+    if final.result is not None:
+        heading = "### Result (isError)" if final.is_tool_error else "### Result"
+        return ["", heading, "", *_code(final.result)]
+    return []
+
+
+def _what(step: LifeStep) -> str:
+    if step.kind == "question" and step.question is not None:
+        return f"question ({step.question.method})"
+    return f"{step.kind} ({step.source})" if step.source != "poll" else step.kind
+
+
+def _status(step: LifeStep) -> str:
+    if step.previous_status and step.status and step.previous_status != step.status:
+        return f"{step.previous_status} → {step.status}"
+    return step.status or ""
+
+
+def _step_detail(step: LifeStep) -> str:
+    if step.question is not None:
+        return f"[{step.question.key}] {step.question.message}".strip()
+    return step.detail or ""
+
+
+def _created(life: TaskLife) -> str:
+    if life.final is not None and life.final.created_at is not None:
+        return _iso(life.final.created_at.timestamp())
+    return _iso(life.started_at) if life.started_at is not None else "—"
+
+
+def _server_text(info: SessionInfo | None) -> str:
+    if info is None:
+        return "—"
+    return (
+        f"{info.server_name} {info.server_version} over {info.transport}, "
+        f"protocol {info.protocol_version}"
+    )
+
+
+def _code(value: Any, indent: str = "") -> list[str]:
+    """A fenced JSON block; the fence is longer than any backtick run inside the text."""
+    text = clean_text(
+        json.dumps(value, indent=2, ensure_ascii=False, default=str), allow_newlines=True
+    )
+    fence = "```"
+    while fence in text:
+        fence += "`"
+    body = [f"{indent}{line}" for line in text.splitlines()]
+    return [f"{indent}{fence}json", *body, f"{indent}{fence}"]
+
+
+def _cell(text: str) -> str:
+    """Server text fit for one Markdown table cell: one line, pipes escaped, bounded."""
+    return clean_text(text, max_len=_DETAIL_WIDTH).replace("|", "\\|")
+
+
+def _inline(text: str) -> str:
+    """Server text fit for an inline code span: one line, no backticks."""
+    return clean_text(text, max_len=_DETAIL_WIDTH).replace("`", "'")
+
+
+def _iso(at: float) -> str:
+    return datetime.fromtimestamp(at, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def render(lives: Sequence[TaskLife], fmt: ExportFormat) -> str:
+    """The export in `fmt` ("md" or "json")."""
+    return lives_markdown(lives) if fmt == "md" else lives_json(lives) + "\n"
+
+
+def export_file_name(task_ids: Sequence[str], fmt: ExportFormat) -> str:
+    """A file name for an export such as `taskscope-task-<id>.md` (ids cleaned for a path)."""
+    first = "".join(c if c.isalnum() or c in "-_" else "_" for c in task_ids[0])[:40]
+    more = f"-and-{len(task_ids) - 1}-more" if len(task_ids) > 1 else ""
+    return f"taskscope-task-{first}{more}.{fmt}"

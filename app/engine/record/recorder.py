@@ -1,0 +1,182 @@
+"""`--record FILE`: every frame, task event and user action appended to a file as NDJSON.
+
+One line per entry (see `recording.py` for the format), written and flushed as it happens so a
+recording survives a crash or Ctrl-C; any nesting depth is written, and a lone surrogate (which
+UTF-8 cannot hold) is escaped, so no server value stops a recording. Every line goes through the
+connection's redactor first, so the bearer token, `Authorization` and `--redact` headers never
+reach the file, even when a server echoes them back inside a result. The recorder also keeps the
+task history (events other than plain polls, and actions) in memory, which is what the TUI
+exports from.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from app.engine.record.recording import (
+    BadLine,
+    Entry,
+    Face,
+    SessionInfo,
+    action_line,
+    decode,
+    event_line,
+    frame_line,
+    header_line,
+    session_line,
+)
+from app.engine.rpc.rpc_types import Frame, ServerInfo
+from app.engine.rpc.targets import HttpTarget, Target
+from app.engine.safety import deep_json
+from app.engine.safety.redact import Redactor
+from app.engine.tasks.contract import TasksCapabilities
+from app.engine.tasks.events import TaskEvent
+
+log = logging.getLogger(__name__)
+
+HISTORY_CAP = 20_000
+"""How many history entries (non-poll events, actions) are kept in memory for export."""
+
+EventSink = Callable[[TaskEvent], None]
+
+
+def server_key(target: Target) -> str:
+    """A stable name for a server across runs: its URL, or its command line."""
+    if isinstance(target, HttpTarget):
+        return f"url:{target.url}"
+    return "command:" + " ".join(target.command)
+
+
+def session_info(
+    info: ServerInfo,
+    capabilities: TasksCapabilities,
+    target: Target,
+    *,
+    readonly: bool,
+    key: str | None = None,
+) -> SessionInfo:
+    """What a `session` line records about an open connection (`key` overrides `server_key`)."""
+    return SessionInfo(
+        server_name=info.name,
+        server_version=info.version,
+        transport=info.transport,
+        protocol_version=info.protocol_version,
+        capabilities=capabilities,
+        label=target.label,
+        server_key=key or server_key(target),
+        readonly=readonly,
+        era=info.era_decision.as_json() if info.era_decision is not None else {},
+    )
+
+
+def redactor_for(target: Target, names: Sequence[str] = ()) -> Redactor:
+    """The same redactor the connection to `target` uses: bearer, its headers and `--redact`."""
+    headers = target.headers if isinstance(target, HttpTarget) else None
+    bearer = target.bearer if isinstance(target, HttpTarget) else None
+    return Redactor.build(names, [bearer], headers)
+
+
+class Recorder:
+    """Writes recording lines to `sink` (if any) and keeps the task history for export.
+
+    A write failure (disk full, file removed) never stops the command: the recorder stops
+    writing, keeps the message in `failure` and logs it once.
+    """
+
+    def __init__(
+        self,
+        redactor: Redactor,
+        sink: TextIO | None = None,
+        *,
+        face: Face,
+        command: str | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._redactor = redactor
+        self._sink = sink
+        self._clock = clock
+        self._history: deque[dict[str, Any] | TaskEvent] = deque(maxlen=HISTORY_CAP)
+        """Redacted lines; without a file, events as they came (encoded when read)."""
+        self.failure: str | None = None
+        self._write(header_line(clock(), face, command), keep=False)
+
+    @classmethod
+    def to_file(
+        cls, path: str | Path, redactor: Redactor, *, face: Face, command: str | None = None
+    ) -> Recorder:
+        """A recorder appending to `path` (created if missing); raises OSError if it cannot."""
+        sink = Path(path).expanduser().open("a", encoding="utf-8")
+        return cls(redactor, sink, face=face, command=command)
+
+    def opened(self, info: SessionInfo) -> None:
+        """Record that the connection opened on this server and wire."""
+        self._write(session_line(self._clock(), info), keep=True)
+
+    def frame(self, frame: Frame) -> None:
+        """Record one frame (a connection frame listener); without a file there is nothing to
+        do, since frames are not kept in the history (this is on every poll's path)."""
+        if self._sink is None:
+            return
+        self._write(frame_line(frame), keep=False)
+
+    def event(self, event: TaskEvent) -> None:
+        """Record one poller event (without a file, "polled" events are not kept, so skipped).
+
+        Without a file the event itself is kept and only encoded if the history is read (an
+        export): events and their tasks are immutable, so the line comes out the same.
+        """
+        keep = event.kind != "polled"
+        if self._sink is None:
+            if keep:
+                self._history.append(event)
+            return
+        self._write(event_line(event), keep=keep)
+
+    def action(self, action: str, task_id: str | None = None, **details: Any) -> None:
+        """Record something the user asked for (sent or refused) with its particulars."""
+        self._write(action_line(self._clock(), action, task_id, details), keep=True)
+
+    def tee(self, sink: EventSink) -> EventSink:
+        """An event sink that records each event, then hands it to `sink`."""
+
+        def both(event: TaskEvent) -> None:
+            self.event(event)
+            sink(event)
+
+        return both
+
+    def history(self) -> list[Entry]:
+        """The session, non-poll events and actions seen so far (redacted), oldest first."""
+        entries: list[Entry] = []
+        for kept in list(self._history):
+            line = self._redactor.value(event_line(kept)) if isinstance(kept, TaskEvent) else kept
+            try:
+                entries.append(decode(line))
+            except BadLine:
+                log.debug("history line does not decode: %r", line.get("type"))
+        return entries
+
+    def close(self) -> None:
+        """Close the file; later entries are kept in memory only."""
+        if self._sink is not None:
+            self._sink.close()
+            self._sink = None
+
+    def _write(self, line: dict[str, Any], *, keep: bool) -> None:
+        redacted = self._redactor.value(line)
+        if keep:
+            self._history.append(redacted)
+        if self._sink is None:
+            return
+        try:
+            self._sink.write(deep_json.dumps_utf8(redacted, default=str) + "\n")
+            self._sink.flush()
+        except (OSError, ValueError) as exc:
+            self.failure = f"recording stopped: {exc}"
+            log.warning("%s", self.failure)
+            self._sink = None

@@ -1,0 +1,349 @@
+"""The taskscope recording format: NDJSON lines for frames, task events and user actions.
+
+`recorder.py` writes these lines and `replay.py` reads them back; both go through the encoders and
+decoders here, so a recorded `Frame` or `TaskEvent` comes back equal to what was seen live.
+
+Every line is one JSON object with a `type` and a wall-clock `at` (seconds since the epoch):
+
+- `header`: a recording session starts (`format`, `version`, `face`: "tui" or "cli").
+- `session`: the connection opened (`server`: name, version, transport, protocolVersion, label,
+  serverKey; `capabilities`: the resolved tasks wire; `readonly`).
+- `frame`: one JSON-RPC frame in or out (`frame`: the redacted frame).
+- `event`: one poller `TaskEvent` (`event`: kind, taskId, source, task, inputRequest, ...).
+- `action`: something the user asked for (`action`: create, call, cancel, answer, refused, ...;
+  `taskId`; `details`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args
+
+from app.engine.rpc.rpc_types import Frame
+from app.engine.tasks.contract import TasksCapabilities
+from app.engine.tasks.events import EventKind, NextPoll, PacingTerm, Source, TaskEvent
+
+FORMAT = "taskscope-recording"
+VERSION = 1
+
+Face = Literal["tui", "cli"]
+LineType = Literal["header", "session", "frame", "event", "action"]
+
+_EVENT_KINDS: frozenset[str] = frozenset(get_args(EventKind))
+_SOURCES: frozenset[str] = frozenset(get_args(Source))
+_TERMS: frozenset[str] = frozenset(get_args(PacingTerm))
+
+
+class BadLine(ValueError):
+    """A recording line that is not a valid entry of this format; the reason says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    """The server a recording was made against, as the replayed header shows it."""
+
+    server_name: str
+    server_version: str
+    transport: str
+    protocol_version: str
+    capabilities: TasksCapabilities
+    label: str
+    server_key: str
+    readonly: bool = False
+    era: dict[str, Any] = field(default_factory=dict)
+    """How the era was decided (`EraDecision.as_json()`); empty in older recordings."""
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    """The first line of each recording session (a file may hold several, appended)."""
+
+    at: float
+    face: str
+    command: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Opened:
+    """The connection of a recording session opened, with this server and wire."""
+
+    at: float
+    info: SessionInfo
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """A user action (sent, or refused by read-only mode) with what the user gave it."""
+
+    at: float
+    action: str
+    task_id: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedFrame:
+    """A JSON-RPC frame as it was logged."""
+
+    at: float
+    frame: Frame
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedEvent:
+    """A poller event as it was delivered."""
+
+    at: float
+    event: TaskEvent
+
+
+Entry = Header | Opened | Action | RecordedFrame | RecordedEvent
+
+
+# -- encoding -----------------------------------------------------------------------------------
+
+
+def header_line(at: float, face: Face, command: str | None) -> dict[str, Any]:
+    """The `header` line that opens a recording session."""
+    line: dict[str, Any] = {
+        "type": "header",
+        "at": at,
+        "format": FORMAT,
+        "version": VERSION,
+        "face": face,
+    }
+    if command:
+        line["command"] = command
+    return line
+
+
+def session_line(at: float, info: SessionInfo) -> dict[str, Any]:
+    """The `session` line written once the connection is open."""
+    return {
+        "type": "session",
+        "at": at,
+        "server": {
+            "name": info.server_name,
+            "version": info.server_version,
+            "transport": info.transport,
+            "protocolVersion": info.protocol_version,
+            "label": info.label,
+            "serverKey": info.server_key,
+        },
+        "capabilities": info.capabilities.as_json(),
+        "readonly": info.readonly,
+        "era": info.era,
+    }
+
+
+def frame_line(frame: Frame) -> dict[str, Any]:
+    """A `frame` line: every field of the (already redacted) frame."""
+    return {"type": "frame", "at": frame.at, "frame": frame_json(frame)}
+
+
+def frame_json(frame: Frame) -> dict[str, Any]:
+    """One frame as a JSON object (also the line format of `--trace-frames`)."""
+    return {
+        "direction": frame.direction,
+        "at": frame.at,
+        "method": frame.method,
+        "id": frame.rpc_id,
+        "taskId": frame.task_id,
+        "reason": frame.reason,
+        "latencyMs": frame.latency_ms,
+        "httpStatus": frame.http_status,
+        "headers": frame.headers,
+        "message": frame.message,
+        "raw": frame.raw,
+        "error": frame.error,
+        "exchange": frame.exchange,
+        "purpose": frame.purpose,
+    }
+
+
+def event_line(event: TaskEvent) -> dict[str, Any]:
+    """An `event` line: the event with its task and input request as plain JSON."""
+    body: dict[str, Any] = {"kind": event.kind, "taskId": event.task_id, "source": event.source}
+    if event.task is not None:
+        body["task"] = event.task.model_dump(mode="json")
+    if event.detail is not None:
+        body["detail"] = event.detail
+    if event.previous_status is not None:
+        body["previousStatus"] = event.previous_status
+    if event.input_request is not None:
+        body["inputRequest"] = event.input_request.model_dump(mode="json")
+    if event.next_poll is not None:
+        body["nextPoll"] = {"delay": event.next_poll.delay, "term": event.next_poll.term}
+    if event.frame is not None:
+        body["frame"] = event.frame
+    return {"type": "event", "at": event.at, "event": body}
+
+
+def action_line(
+    at: float, action: str, task_id: str | None, details: dict[str, Any]
+) -> dict[str, Any]:
+    """An `action` line: what the user asked for, the task it concerns and its particulars."""
+    return {"type": "action", "at": at, "action": action, "taskId": task_id, "details": details}
+
+
+# -- decoding -----------------------------------------------------------------------------------
+
+
+def decode(line: Any) -> Entry:
+    """One parsed JSON line as an entry; raises BadLine when it does not fit the format."""
+    from pydantic import ValidationError  # pydantic loads only when a recording is read
+
+    if not isinstance(line, dict):
+        raise BadLine("not a JSON object")
+    kind = line.get("type")
+    at = line.get("at")
+    if not isinstance(at, int | float) or isinstance(at, bool):
+        raise BadLine("missing or non-numeric `at`")
+    try:
+        if kind == "header":
+            return _header(line, float(at))
+        if kind == "session":
+            return Opened(float(at), _session(line))
+        if kind == "frame":
+            return RecordedFrame(float(at), _frame(_object(line, "frame"), float(at)))
+        if kind == "event":
+            return RecordedEvent(float(at), _event(_object(line, "event"), float(at)))
+        if kind == "action":
+            return _action(line, float(at))
+    except (ValidationError, TypeError, ValueError) as exc:
+        if isinstance(exc, BadLine):
+            raise
+        raise BadLine(f"{kind} line: {exc}") from exc
+    raise BadLine(f"unknown line type {kind!r}")
+
+
+def _header(line: dict[str, Any], at: float) -> Header:
+    if line.get("format") != FORMAT:
+        raise BadLine(f"not a {FORMAT} header")
+    version = line.get("version")
+    if not isinstance(version, int) or version > VERSION:
+        raise BadLine(f"recording format version {version!r} is newer than this taskscope")
+    command = line.get("command")
+    return Header(at, str(line.get("face", "")), command if isinstance(command, str) else None)
+
+
+def _session(line: dict[str, Any]) -> SessionInfo:
+    server = _object(line, "server")
+    declared = _object(line, "capabilities")
+    wire = declared.get("wire")
+    if wire not in ("legacy", "extension", "none"):
+        raise BadLine(f"unknown tasks wire {wire!r}")
+    capabilities = TasksCapabilities(
+        wire=wire,
+        tool_calls=declared.get("toolCalls") is True,
+        list=declared.get("list") is True,
+        cancel=declared.get("cancel") is True,
+        update=declared.get("update") is True,
+        inline_result=declared.get("inlineResult") is True,
+    )
+    return SessionInfo(
+        server_name=str(server.get("name", "")),
+        server_version=str(server.get("version", "")),
+        transport=str(server.get("transport", "")),
+        protocol_version=str(server.get("protocolVersion", "")),
+        capabilities=capabilities,
+        label=str(server.get("label", "")),
+        server_key=str(server.get("serverKey", "")),
+        readonly=line.get("readonly") is True,
+        era=era if isinstance(era := line.get("era"), dict) else {},
+    )
+
+
+def _frame(body: dict[str, Any], at: float) -> Frame:
+    direction = body.get("direction")
+    if direction not in ("in", "out"):
+        raise BadLine(f"frame direction {direction!r}")
+    message = body.get("message")
+    headers = body.get("headers")
+    rpc_id = body.get("id")
+    return Frame(
+        direction=direction,
+        message=message if isinstance(message, dict) else None,
+        raw=_text(body.get("raw")),
+        at=at,
+        method=_text(body.get("method")),
+        rpc_id=rpc_id if isinstance(rpc_id, str | int) and not isinstance(rpc_id, bool) else None,
+        task_id=_text(body.get("taskId")),
+        reason=_text(body.get("reason")),
+        latency_ms=_number(body.get("latencyMs")),
+        http_status=_integer(body.get("httpStatus")),
+        headers={str(k): str(v) for k, v in headers.items()} if isinstance(headers, dict) else {},
+        error=_text(body.get("error")),
+        exchange=_integer(body.get("exchange")),
+        purpose=_text(body.get("purpose")),
+    )
+
+
+def _event(body: dict[str, Any], at: float) -> TaskEvent:
+    from app.engine.tasks.models import InputRequest, Task
+
+    kind = body.get("kind")
+    source = body.get("source")
+    if kind not in _EVENT_KINDS:
+        raise BadLine(f"unknown event kind {kind!r}")
+    if source not in _SOURCES:
+        raise BadLine(f"unknown event source {source!r}")
+    task = body.get("task")
+    request = body.get("inputRequest")
+    return TaskEvent(
+        kind=kind,
+        task_id=str(body.get("taskId", "")),
+        task=Task.model_validate(task) if isinstance(task, dict) else None,
+        at=at,
+        source=source,
+        detail=_text(body.get("detail")),
+        previous_status=_text(body.get("previousStatus")),
+        input_request=InputRequest.model_validate(request) if isinstance(request, dict) else None,
+        next_poll=_next_poll(body.get("nextPoll"), at),
+        frame=body.get("frame"),
+    )
+
+
+def _next_poll(value: Any, at: float) -> NextPoll | None:
+    """The recorded delay and term; `due` is only meaningful live, so it becomes `at + delay`."""
+    if not isinstance(value, dict):
+        return None
+    delay = _number(value.get("delay"))
+    term = value.get("term")
+    if delay is None or term not in _TERMS:
+        return None
+    return NextPoll(due=at + delay, delay=delay, term=term)
+
+
+def _action(line: dict[str, Any], at: float) -> Action:
+    action = line.get("action")
+    if not isinstance(action, str) or not action:
+        raise BadLine("action line without an action")
+    details = line.get("details")
+    return Action(
+        at,
+        action,
+        _text(line.get("taskId")),
+        details if isinstance(details, dict) else {},
+    )
+
+
+def _object(line: dict[str, Any], key: str) -> dict[str, Any]:
+    value = line.get(key)
+    if not isinstance(value, dict):
+        raise BadLine(f"`{key}` is not an object")
+    return value
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
+def _integer(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

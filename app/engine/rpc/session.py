@@ -1,0 +1,401 @@
+"""One engine session, shared by the CLI and the TUI: connect, resolve and assert the tasks wire,
+guard the adapter, hook the recorder, and reconnect when the connection is lost.
+
+The session hands out one adapter (`adapter`: the read-only/journal guard around a
+`SessionAdapter`) that stays valid across reconnects, so a poller built on it keeps watching. It is
+built the first time a verb asks for it: `capabilities` and plain `request`s never load the wire
+adapters (nor pydantic), which keeps `tasks capabilities` and `tools list` quick to start.
+Connection events ("lost", "reconnecting", "reconnected", "gave_up") go to connection listeners;
+the faces show them (TUI header, a stderr line).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
+
+from app.engine.record.recorder import server_key, session_info
+from app.engine.rpc.connect_hint import next_step
+from app.engine.rpc.connection import Connection
+from app.engine.rpc.reconnect import ConnectionEvent, ReconnectPolicy, is_connection_lost
+from app.engine.rpc.transports.base import TransportError
+from app.engine.tasks.wire import resolve_capabilities
+
+if TYPE_CHECKING:
+    from app.engine.record.recorder import Recorder
+    from app.engine.rpc.guard import GuardedAdapter
+    from app.engine.rpc.negotiate import EraPreference
+    from app.engine.rpc.rpc_types import FrameListener, ServerInfo
+    from app.engine.rpc.session_adapter import SessionAdapter
+    from app.engine.rpc.targets import Target
+    from app.engine.tasks.broker import InputBroker
+    from app.engine.tasks.contract import TasksCapabilities
+    from app.engine.tasks.factory import WireAdapter
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+CLOSE_TIMEOUT_S = 5.0
+
+SessionState = Literal["idle", "connected", "reconnecting", "failed", "closed"]
+ConnectionListener = Callable[[ConnectionEvent], None]
+
+
+class WireMismatch(Exception):
+    """`--wire` asserted one tasks wire and the server speaks another; nothing was sent."""
+
+    def __init__(self, expected: str, actual: str, info: ServerInfo) -> None:
+        super().__init__(f"expected the {expected} tasks wire, but the server speaks {actual}")
+        self.expected = expected
+        self.actual = actual
+        self.info = info
+
+
+class EngineSession:
+    """A connection to one target that reconnects by `policy`, with a guarded, stable adapter."""
+
+    def __init__(
+        self,
+        target: Target,
+        *,
+        era: EraPreference = "auto",
+        expected_wire: str | None = None,
+        redact: Sequence[str] = (),
+        readonly: bool = False,
+        recorder: Recorder | None = None,
+        key: str | None = None,
+        policy: ReconnectPolicy | None = None,
+        request_timeout: float = 30.0,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        roots: Sequence[dict[str, str]] = (),
+    ) -> None:
+        self.target = target
+        self.roots = tuple(roots)
+        """The `--root` entries `roots/list` is answered with; the `roots` capability is declared
+        only when there are some."""
+        self.era: EraPreference = era
+        self.expected_wire = expected_wire
+        self.redact = tuple(redact)
+        self.readonly = readonly
+        self.recorder = recorder
+        self.server_key = key or server_key(target)
+        self.policy = policy or ReconnectPolicy()
+        self.request_timeout = request_timeout
+        self.state: SessionState = "idle"
+        self.last_event: ConnectionEvent | None = None
+        self._sleep = sleep
+        self._frame_listeners: list[FrameListener] = []
+        self._listeners: list[ConnectionListener] = []
+        self._connection: Connection | None = None
+        self._wire_adapter: WireAdapter | None = None
+        self._adapter: SessionAdapter | None = None
+        self._guarded: GuardedAdapter | None = None
+        self._info: ServerInfo | None = None
+        self._capabilities: TasksCapabilities | None = None
+        self._generation = 0
+        self._recovering: asyncio.Task[bool] | None = None
+        self._watchers: set[asyncio.Task[Any]] = set()
+        self._gave_up: TransportError | None = None
+        self._attempts_used = 0
+        """Reconnect attempts since a request last succeeded (a server that dies again right after
+        each reconnect keeps counting towards `policy.attempts` instead of starting over)."""
+
+    # -- set-up ---------------------------------------------------------------------------------
+
+    def add_frame_listener(self, listener: FrameListener) -> None:
+        """Report every frame of this and every later connection to `listener`."""
+        self._frame_listeners.append(listener)
+        if self._connection is not None:
+            self._connection.add_frame_listener(listener)
+
+    def add_connection_listener(self, listener: ConnectionListener) -> None:
+        """Tell `listener` about every connection event from now on."""
+        self._listeners.append(listener)
+
+    async def open(self) -> ServerInfo:
+        """Connect, negotiate, resolve the tasks wire and check it against `expected_wire`.
+
+        Raises what the connection raises (RpcError, TransportError, OSError, NegotiationError),
+        with a `hint` attribute naming the next thing to try, or `WireMismatch`; the first
+        connection is never retried.
+        """
+        connection = self._new_connection()
+        try:
+            info = await connection.open()
+        except BaseException as error:
+            self.state = "failed"
+            if isinstance(error, Exception):
+                error.hint = next_step(  # type: ignore[attr-defined]
+                    error, preference=self.era, transport=connection.transport_kind
+                )
+            raise
+        capabilities = resolve_capabilities(info)
+        wire = capabilities.wire
+        if self.expected_wire is not None and wire != self.expected_wire:
+            await _quietly(connection.close())
+            self.state = "failed"
+            raise WireMismatch(self.expected_wire, wire, info)
+        self._capabilities = capabilities
+        self._install(connection, info)
+        if self.recorder is not None:
+            self.recorder.opened(
+                session_info(
+                    info,
+                    capabilities,
+                    self.target,
+                    readonly=self.readonly,
+                    key=self.server_key,
+                )
+            )
+        return info
+
+    # -- what the faces use ---------------------------------------------------------------------
+
+    @property
+    def connection(self) -> Connection:
+        """The current connection (a new one after each reconnect)."""
+        if self._connection is None:
+            raise RuntimeError("the session is not open yet")
+        return self._connection
+
+    @property
+    def info(self) -> ServerInfo:
+        """The server as the current connection negotiated it."""
+        if self._info is None:
+            raise RuntimeError("the session is not open yet")
+        return self._info
+
+    @property
+    def adapter(self) -> GuardedAdapter:
+        """The guarded adapter every verb goes through; valid across reconnects. Built (with the
+        wire adapter of the current connection) the first time it is asked for."""
+        if self._guarded is None:
+            self._guarded = self._build_adapter()
+        return self._guarded
+
+    @property
+    def capabilities(self) -> TasksCapabilities:
+        """The resolved tasks wire and the verbs the server declared (no adapter needed)."""
+        if self._capabilities is None:
+            raise RuntimeError("the session is not open yet")
+        return self._capabilities
+
+    @property
+    def wire(self) -> str:
+        return self.capabilities.wire
+
+    async def request(
+        self, method: str, params: dict[str, Any] | None = None, *, reason: str = "user"
+    ) -> dict[str, Any]:
+        """A plain request on the current connection, repeated once after a reconnect."""
+        return await self._on_connection(lambda c: c.request(method, params, reason=reason))
+
+    async def list_tools(self, *, reason: str = "user") -> list[dict[str, Any]]:
+        """Every page of `tools/list`, repeated once after a reconnect."""
+        return await self._on_connection(lambda c: c.list_tools(reason=reason))
+
+    async def list_all(self, method: str, key: str) -> list[dict[str, Any]]:
+        """Every page of a paginated list (`resources/list` → `resources`, …)."""
+        return await self._on_connection(lambda c: c.list_all(method, key))
+
+    def tool_problem(self, name: str) -> str | None:
+        """Why tool `name` cannot be called over this connection (SEP-2243), if so."""
+        return self.connection.tool_problem(name)
+
+    async def _on_connection(self, job: Callable[[Connection], Awaitable[T]]) -> T:
+        generation = await self._usable()
+        try:
+            answer = await job(self.connection)
+        except Exception as error:
+            if not await self.recover(error, generation):
+                raise
+            generation = await self._usable()
+            answer = await job(self.connection)
+        self.succeeded(generation)
+        return answer
+
+    async def close(self) -> None:
+        """Stop reconnecting, stop the adapter's background calls and close the connection."""
+        self.state = "closed"
+        tasks = [*self._watchers, *([self._recovering] if self._recovering else [])]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        if self._wire_adapter is not None:
+            await _quietly(self._wire_adapter.close())
+        if self._connection is not None:
+            await _quietly(self._connection.close())
+
+    # -- supervision (the SessionAdapter's Supervisor) ------------------------------------------
+
+    async def ready(self) -> tuple[WireAdapter, int]:
+        """The current wire adapter and its generation, waiting out a running reconnect."""
+        generation = await self._usable()
+        if self._wire_adapter is None:
+            raise TransportError("closed", "the session is closed")
+        return self._wire_adapter, generation
+
+    async def _usable(self) -> int:
+        """The generation of the current connection, once no reconnect runs; raises when the
+        session gave up or is closed."""
+        while self._recovering is not None and not self._recovering.done():
+            await asyncio.shield(self._recovering)
+        if self.state == "failed" and self._gave_up is not None:
+            raise self._gave_up
+        if self._connection is None or self.state == "closed":
+            raise TransportError("closed", "the session is closed")
+        return self._generation
+
+    def succeeded(self, generation: int) -> None:
+        """A request on generation `generation` was answered: the connection is healthy again."""
+        if generation == self._generation:
+            self._attempts_used = 0
+
+    async def recover(self, error: BaseException, generation: int) -> bool:
+        """True when the failure of generation `generation` was a lost connection that a
+        reconnect (this one, or one already done) replaced; False otherwise."""
+        if generation < self._generation:
+            return isinstance(error, TransportError)
+        if self.state in ("closed", "failed") or self.policy.attempts <= 0:
+            return False
+        connection = self._connection
+        if connection is None or not self._is_lost(error, connection):
+            return False
+        return await asyncio.shield(self._start_reconnect(error))
+
+    def _start_reconnect(self, error: BaseException) -> asyncio.Task[bool]:
+        if self._recovering is None or self._recovering.done():
+            self._recovering = asyncio.get_running_loop().create_task(
+                self._reconnect(_describe(error)), name="reconnect"
+            )
+        return self._recovering
+
+    def _is_lost(self, error: BaseException, connection: Connection) -> bool:
+        legacy_http = connection.transport_kind != "stdio" and self.info.era == "legacy"
+        closed = connection.state == "closed"
+        return is_connection_lost(error, closed=closed, legacy_http=legacy_http)
+
+    async def _reconnect(self, reason: str) -> bool:
+        """Close what is left, then try to connect again up to `policy.attempts` times."""
+        self.state = "reconnecting"
+        self._emit(ConnectionEvent("lost", time.time(), detail=reason))
+        if self._wire_adapter is not None:
+            await _quietly(self._wire_adapter.close())
+        if self._connection is not None:
+            await _quietly(self._connection.close())
+        last_error = reason
+        while self._attempts_used < self.policy.attempts:
+            self._attempts_used += 1
+            attempt = self._attempts_used
+            delay = self.policy.delay(attempt)
+            self._emit(ConnectionEvent("reconnecting", time.time(), attempt, delay))
+            await self._sleep(delay)
+            connection = self._new_connection()
+            try:
+                info = await connection.open()
+            except Exception as exc:
+                last_error = _describe(exc)
+                continue
+            wire = resolve_capabilities(info).wire
+            if wire != self.wire:
+                await _quietly(connection.close())
+                last_error = f"the server now speaks the {wire} wire"
+                break
+            self._generation += 1
+            self._install(connection, info)
+            if self._adapter is not None:
+                self._wire_adapter = self._new_wire_adapter(connection, self._adapter.broker)
+                self._adapter.swap(self._wire_adapter, self._generation)
+            self._emit(ConnectionEvent("reconnected", time.time(), attempt))
+            self._listen_again()
+            return True
+        self.state = "failed"
+        used = self._attempts_used
+        self._gave_up = TransportError(
+            "closed", f"connection lost; gave up after {used} reconnect attempts: {last_error}"
+        )
+        self._emit(ConnectionEvent("gave_up", time.time(), used, detail=last_error))
+        return False
+
+    def _listen_again(self) -> None:
+        """Ask the new connection for the `subscriptions/listen` stream the old one had."""
+        assert self._adapter is not None
+        task_ids = self._adapter.listening
+        if task_ids:
+            self._spawn(self._adapter.start_listening(task_ids))
+
+    # -- internals ------------------------------------------------------------------------------
+
+    def _new_connection(self) -> Connection:
+        connection = Connection(
+            self.target,
+            era=self.era,
+            redact=self.redact,
+            request_timeout=self.request_timeout,
+            declare_roots=bool(self.roots),
+        )
+        for listener in self._frame_listeners:
+            connection.add_frame_listener(listener)
+        return connection
+
+    def _build_adapter(self) -> GuardedAdapter:
+        """The guard around a `SessionAdapter` on the current connection's wire adapter."""
+        from app.engine.rpc.guard import GuardedAdapter
+        from app.engine.rpc.session_adapter import SessionAdapter
+
+        self._wire_adapter = self._new_wire_adapter(self.connection)
+        self._adapter = SessionAdapter(self, self._wire_adapter)
+        return GuardedAdapter(self._adapter, readonly=self.readonly, recorder=self.recorder)
+
+    @staticmethod
+    def _new_wire_adapter(connection: Connection, broker: InputBroker | None = None) -> WireAdapter:
+        """The wire adapter of `connection` (the adapters, and pydantic, load on first use)."""
+        from app.engine.tasks.factory import make_adapter
+
+        return make_adapter(connection, broker)
+
+    def _install(self, connection: Connection, info: ServerInfo) -> None:
+        self._connection = connection
+        self._wire_adapter = None
+        self._info = info
+        self.state = "connected"
+        generation = self._generation
+        connection.add_close_listener(lambda error: self._channel_closed(error, generation))
+
+    def _channel_closed(self, error: TransportError, generation: int) -> None:
+        """The channel died while nobody was asking: start reconnecting at once."""
+        if generation == self._generation and self.state == "connected":
+            self._spawn(self.recover(error, generation))
+
+    def _spawn(self, job: Awaitable[Any]) -> None:
+        task = asyncio.ensure_future(job)
+        self._watchers.add(task)
+        task.add_done_callback(self._watcher_done)
+
+    def _watcher_done(self, task: asyncio.Task[Any]) -> None:
+        self._watchers.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.debug("session background job ended with %r", task.exception())
+
+    def _emit(self, event: ConnectionEvent) -> None:
+        self.last_event = event
+        for listener in list(self._listeners):
+            try:
+                listener(event)
+            except Exception:
+                log.exception("connection listener failed")
+
+
+def _describe(error: BaseException) -> str:
+    text = str(error)
+    return text or type(error).__name__
+
+
+async def _quietly(job: Awaitable[Any]) -> None:
+    """Await a clean-up step, giving up after CLOSE_TIMEOUT_S and ignoring its failure."""
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(asyncio.shield(asyncio.ensure_future(job)), CLOSE_TIMEOUT_S)

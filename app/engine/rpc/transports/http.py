@@ -1,0 +1,529 @@
+"""Streamable HTTP transport: one POST per message, JSON or SSE answers, the legacy GET stream.
+
+Every POST response is read as it arrives: a JSON body, or an SSE stream that may carry
+server→client requests and notifications before the response. POSTs run concurrently, so a
+blocking `tasks/result` stream can stay open while the answer to its `elicitation/create` is POSTed.
+The bytes travel over the lean HTTP/1.1 pool, or httpx when a proxy applies (`http_client`).
+Redirects are reported with their `Location`, never followed: they would carry the credentials.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from app.engine.rpc.targets import HttpTarget
+from app.engine.rpc.transports.base import (
+    Era,
+    Inbound,
+    TransportError,
+    TransportKind,
+    TransportSink,
+    classify,
+    classify_value,
+    encode_message,
+    parse_retry_after,
+)
+from app.engine.rpc.transports.header_values import encode_header_value
+from app.engine.rpc.transports.http_client import HttpClient, HttpResponse, make_http_client
+from app.engine.rpc.transports.sse_decoder import EventTooLarge, SseDecoder, SseEvent
+from app.engine.safety import deep_json
+
+BODY_EXCERPT = 500
+CONNECT_TIMEOUT = 10.0
+DELETE_TIMEOUT = 2.0
+LISTEN_READY_TIMEOUT = 5.0
+"""How long the legacy handshake waits for the standalone GET stream to open (servers drop the
+questions they send while no stream is open)."""
+RESUME_ATTEMPTS = 5
+DEFAULT_RETRY_MS = 1000
+"""SEP-1699: how often, and after how long when the server set no `retry:`, a POST's SSE stream
+that ended without its answer is resumed with GET and `Last-Event-ID`."""
+NAME_PARAMS: Mapping[str, str] = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+}
+IDEMPOTENT_METHODS = frozenset(
+    {
+        "ping",
+        "server/discover",
+        "tasks/get",
+        "tasks/list",
+        "tasks/result",
+        "tools/list",
+        "prompts/list",
+        "resources/list",
+        "resources/templates/list",
+    }
+)
+"""Requests safe to send twice: resent once when a reused connection was found closed."""
+
+
+def routing_name(message: Mapping[str, Any]) -> str | None:
+    """The value for `Mcp-Name`: the tool/prompt name, resource URI, or the task id of tasks/*."""
+    method = message.get("method")
+    params = message.get("params")
+    if not isinstance(method, str) or not isinstance(params, dict):
+        return None
+    key = "taskId" if method.startswith("tasks/") else NAME_PARAMS.get(method)
+    value = params.get(key) if key else None
+    return value if isinstance(value, str) else None
+
+
+def excerpt(text: str) -> str:
+    """The start of an HTTP body, for error messages."""
+    text = text.strip()
+    return text if len(text) <= BODY_EXCERPT else text[:BODY_EXCERPT] + "…"
+
+
+def body_text(body: bytes) -> str:
+    """A body as text: UTF-8 (bad bytes replaced), without the byte order mark some servers put
+    before their JSON."""
+    if body[:3] == b"\xef\xbb\xbf":
+        body = body[3:]
+    return body.decode("utf-8", errors="replace")
+
+
+def http_failure(response: HttpResponse, body: str) -> TransportError:
+    """An HTTP error response (or a redirect, with its `Location`) that carried no JSON-RPC
+    answer."""
+    status = response.status_code
+    summary = f"HTTP {status} {response.reason_phrase}".strip()
+    if 300 <= status < 400:
+        location = response.headers.get("location")
+        summary += (
+            f": the server redirects to {excerpt(location)}; taskscope does not follow "
+            "redirects (they would carry the credentials), so connect to that URL if you trust it"
+            if location
+            else ": a redirect without a Location"
+        )
+    elif body.strip():
+        summary += f": {excerpt(body)}"
+    return TransportError(
+        "http",
+        summary,
+        http_status=status,
+        retry_after=parse_retry_after(response.headers.get("retry-after")),
+        body=excerpt(body),
+    )
+
+
+class StreamableHttpTransport:
+    """MCP Streamable HTTP, for both the legacy session era and the modern stateless era."""
+
+    kind: TransportKind = "http"
+
+    def __init__(self, target: HttpTarget) -> None:
+        self._target = target
+        self._client: HttpClient | None = None
+        self._sink: TransportSink | None = None
+        self._era: Era = "modern"
+        self._version: str | None = None
+        self._session_id: str | None = None
+        self._posts: dict[str | int, asyncio.Task[None]] = {}
+        self._background: set[asyncio.Task[None]] = set()
+        self._closed = False
+
+    @property
+    def session_id(self) -> str | None:
+        """The legacy `Mcp-Session-Id` the server assigned, if any."""
+        return self._session_id
+
+    async def start(self, sink: TransportSink) -> None:
+        self._sink = sink
+        self._client = make_http_client(
+            self._target.url, connect_timeout=CONNECT_TIMEOUT, write_timeout=CONNECT_TIMEOUT
+        )
+
+    def set_era(self, era: Era, protocol_version: str) -> None:
+        self._era = era
+        self._version = protocol_version
+
+    def base_headers(self) -> dict[str, str]:
+        """Headers every HTTP exchange carries: the user's, the bearer and the era's."""
+        headers = dict(self._target.headers)
+        if self._target.bearer:
+            headers["Authorization"] = f"Bearer {self._target.bearer}"
+        if self._version:
+            headers["MCP-Protocol-Version"] = self._version
+        if self._era == "legacy" and self._session_id:
+            headers["Mcp-Session-Id"] = self._session_id
+        return headers
+
+    def headers_for(self, message: Mapping[str, Any]) -> dict[str, str]:
+        """The headers of the POST that carries `message`."""
+        headers = {
+            "Accept": "application/json, text/event-stream",
+            "Content-Type": "application/json",
+            **self.base_headers(),
+        }
+        method = message.get("method")
+        if self._era == "modern" and isinstance(method, str):
+            headers["Mcp-Method"] = encode_header_value(method)
+            name = routing_name(message)
+            if name is not None:
+                headers["Mcp-Name"] = encode_header_value(name)
+        return headers
+
+    async def send(self, message: dict[str, Any], headers: Mapping[str, str] | None = None) -> None:
+        if self._closed or self._client is None or self._sink is None:
+            raise TransportError("closed", "HTTP transport is closed")
+        headers = {**self.headers_for(message), **(headers or {})}
+        self._sink.on_outgoing(message, headers)
+        rpc_id = message.get("id")
+        if "method" in message and isinstance(rpc_id, str | int):
+            task = asyncio.create_task(self._post(message, headers, rpc_id))
+            self._posts[rpc_id] = task
+            task.add_done_callback(lambda _: self._posts.pop(rpc_id, None))
+            return
+        # Notifications and our answers are acknowledged with 202; wait so order is kept.
+        await self._post(message, headers, None)
+
+    def abandon(self, rpc_id: str | int) -> None:
+        """Stop reading the answer to a request nobody waits for (closing it cancels it)."""
+        task = self._posts.pop(rpc_id, None)
+        if task is not None:
+            task.cancel()
+
+    async def after_handshake(self) -> None:
+        """Legacy: open the standalone GET SSE stream for server-initiated messages, and wait
+        (briefly) until the server answered it, so no question is sent while it is closed."""
+        if self._era != "legacy":
+            return
+        opened: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._spawn(self._listen(opened))
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(opened), LISTEN_READY_TIMEOUT)
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        tasks = [*self._posts.values(), *self._background]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        client = self._client
+        if client is None:
+            return
+        if self._era == "legacy" and self._session_id:
+            with contextlib.suppress(TimeoutError, *client.errors):
+                async with asyncio.timeout(DELETE_TIMEOUT):
+                    exchange = client.stream(
+                        "DELETE", self._target.url, headers=self.base_headers(), retry=True
+                    )
+                    async with exchange as response:
+                        await response.aread()
+        await client.aclose()
+
+    # -- exchanges ------------------------------------------------------------------------------
+
+    async def _post(
+        self, message: dict[str, Any], headers: dict[str, str], rpc_id: str | int | None
+    ) -> None:
+        """POST one message and dispatch the answer; failures of requests go to the sink,
+        failures of notifications and answers are raised."""
+        client = self._client
+        assert client is not None
+        retry = rpc_id is not None and message.get("method") in IDEMPOTENT_METHODS
+        position = _StreamPosition()
+        try:
+            body = encode_message(message)
+            exchange = client.stream(
+                "POST", self._target.url, headers=headers, body=body, retry=retry
+            )
+            async with exchange as response:
+                self._capture_session(response)
+                failure = await self._read_response(response, rpc_id, position)
+            if failure is not None and rpc_id is not None and self._resumable(position):
+                failure = await self._resume(rpc_id, position)
+        except client.errors as exc:
+            failure = TransportError("closed", f"HTTP request failed: {exc!r}")
+        except EventTooLarge as exc:
+            failure = TransportError("malformed", f"HTTP response refused: {exc}")
+        except Exception as exc:  # never a request left to time out for what went wrong here
+            failure = TransportError("closed", f"HTTP request failed: {exc!r}")
+        if failure is None:
+            return
+        if rpc_id is None:
+            raise failure
+        self._fail(rpc_id, failure)
+
+    async def _read_response(
+        self, response: HttpResponse, rpc_id: str | int | None, position: _StreamPosition
+    ) -> TransportError | None:
+        """Dispatch every message a POST response carries; the failure if `rpc_id` got no answer."""
+        status = response.status_code
+        headers = _plain_headers(response)
+        if 300 <= status < 400:
+            failure = http_failure(response, "")
+            self._sink_incoming(
+                Inbound(
+                    message=None,
+                    error=failure.message,
+                    http_status=status,
+                    headers=headers,
+                    answers=rpc_id,
+                )
+            )
+            return failure
+        if status < 400 and "text/event-stream" in headers.get("content-type", ""):
+            if await self._read_sse(response, rpc_id, headers, position) or rpc_id is None:
+                return None
+            return TransportError(
+                "closed", "the server ended the SSE response without answering", http_status=status
+            )
+        text = body_text(await response.aread())
+        retry_after = parse_retry_after(headers.get("retry-after"))
+        items = _adopt_lone_error(_inbound_from_body(text, status, headers, retry_after), rpc_id)
+        answered = False
+        for item in items:
+            answered = answered or item.answers is not None
+            answered = answered or (item.message is not None and _answers(item.message, rpc_id))
+            if item.message is not None or status < 400:
+                self._sink_incoming(item)
+        if answered:
+            return None
+        if status >= 400 and not any(item.message is not None for item in items):
+            failure = http_failure(response, text)
+            self._sink_incoming(
+                Inbound(
+                    message=None,
+                    raw=excerpt(text) or None,
+                    error=failure.message,
+                    http_status=status,
+                    headers=headers,
+                    retry_after=failure.retry_after,
+                    answers=rpc_id,
+                )
+            )
+            return failure
+        if rpc_id is None or status == 202:
+            return None  # a 202 to a request: the answer comes on another stream
+        return TransportError(
+            "malformed",
+            f"HTTP {status} response carried no answer to request {rpc_id!r}",
+            http_status=status,
+            body=excerpt(text),
+        )
+
+    async def _read_sse(
+        self,
+        response: HttpResponse,
+        rpc_id: str | int | None,
+        headers: Mapping[str, str],
+        position: _StreamPosition | None = None,
+        *,
+        until_answered: bool = False,
+    ) -> bool:
+        """Dispatch each SSE `message` event as it arrives; True when one answered `rpc_id`.
+
+        `position` keeps the last event id and `retry:` hint seen, for a resumption;
+        `until_answered` stops reading at the answer (a resumed GET may stay open after it).
+        """
+        answered = False
+        status = response.status_code
+        decoder = SseDecoder()
+        try:
+            async for chunk in response.aiter_bytes():
+                answered = (
+                    self._dispatch_events(decoder.feed(chunk), rpc_id, status, headers, position)
+                    or answered
+                )
+                if answered and until_answered:
+                    return True
+            events = decoder.close()
+        except EventTooLarge as exc:
+            answered = (
+                self._dispatch_events(exc.events, rpc_id, status, headers, position) or answered
+            )
+            self._sink_incoming(
+                Inbound(message=None, error=str(exc), http_status=status, headers=headers)
+            )
+            if not answered:
+                raise
+            return True  # the answer came before the oversized event
+        return self._dispatch_events(events, rpc_id, status, headers, position) or answered
+
+    def _resumable(self, position: _StreamPosition) -> bool:
+        """SEP-1699 (2025-11-25): a stream that named its events can be resumed with GET."""
+        return self._era == "legacy" and bool(position.last_event_id)
+
+    async def _resume(self, rpc_id: str | int, position: _StreamPosition) -> TransportError | None:
+        """Resume a POST's SSE stream that ended before its answer: wait the server's `retry:`
+        interval, GET with `Last-Event-ID`, and read the answer there; a bounded number of times."""
+        client = self._client
+        assert client is not None
+        for _ in range(RESUME_ATTEMPTS):
+            wait_ms = position.retry_ms if position.retry_ms is not None else DEFAULT_RETRY_MS
+            await asyncio.sleep(wait_ms / 1000)
+            headers = {
+                "Accept": "text/event-stream",
+                **self.base_headers(),
+                "Last-Event-ID": position.last_event_id,
+            }
+            resumed_from = position.last_event_id
+            exchange = client.stream("GET", self._target.url, headers=headers, long_lived=True)
+            async with exchange as response:
+                plain = _plain_headers(response)
+                if response.status_code >= 400 or "text/event-stream" not in plain.get(
+                    "content-type", ""
+                ):
+                    text = body_text(await response.aread())
+                    failure = http_failure(response, text)
+                    return TransportError(
+                        "closed",
+                        "the server ended the SSE response without answering, and resuming it "
+                        f"(GET, Last-Event-ID {resumed_from}) got {failure.message}",
+                        http_status=response.status_code,
+                    )
+                if await self._read_sse(response, rpc_id, plain, position, until_answered=True):
+                    return None
+        return TransportError(
+            "closed",
+            f"the server ended the SSE response without answering, also after {RESUME_ATTEMPTS} "
+            "resumptions with Last-Event-ID",
+        )
+
+    def _dispatch_events(
+        self,
+        events: list[SseEvent],
+        rpc_id: str | int | None,
+        status: int,
+        headers: Mapping[str, str],
+        position: _StreamPosition | None,
+    ) -> bool:
+        """Hand each SSE `message` event to the sink (noting where the stream got to); True
+        when one answered `rpc_id`."""
+        answered = False
+        for event in events:
+            if position is not None:
+                position.saw(event)
+            if not event.data or event.event not in ("message", ""):
+                continue
+            data = event.data[1:] if event.data[0] == "\ufeff" else event.data
+            item = replace(classify(data), http_status=status, headers=headers)
+            self._sink_incoming(item)
+            answered = answered or (item.message is not None and _answers(item.message, rpc_id))
+        return answered
+
+    async def _listen(self, opened: asyncio.Future[None]) -> None:
+        """The legacy standalone GET stream; 405 means the server offers none. `opened` is set
+        once the server answered the GET, whatever it said."""
+        client = self._client
+        assert client is not None
+        headers = {"Accept": "text/event-stream", **self.base_headers()}
+        try:
+            exchange = client.stream("GET", self._target.url, headers=headers, long_lived=True)
+            async with exchange as response:
+                if not opened.done():
+                    opened.set_result(None)
+                plain = _plain_headers(response)
+                if response.status_code >= 400 or "text/event-stream" not in plain.get(
+                    "content-type", ""
+                ):
+                    return
+                await self._read_sse(response, None, plain)
+        except client.errors:
+            return
+        except EventTooLarge as exc:  # it may have been any pending request's answer
+            self._sink_lost(TransportError("malformed", f"the GET stream was refused: {exc}"))
+        finally:
+            if not opened.done():
+                opened.set_result(None)
+
+    # -- helpers --------------------------------------------------------------------------------
+
+    def _sink_incoming(self, inbound: Inbound) -> None:
+        if self._sink is not None:
+            self._sink.on_incoming(inbound)
+
+    def _sink_lost(self, error: TransportError) -> None:
+        if self._sink is not None:
+            self._sink.on_message_lost(error)
+
+    def _fail(self, rpc_id: str | int | None, error: TransportError) -> None:
+        if rpc_id is not None and self._sink is not None:
+            self._sink.on_request_failed(rpc_id, error)
+
+    def _capture_session(self, response: HttpResponse) -> None:
+        session = response.headers.get("mcp-session-id")
+        if session and self._era == "legacy":
+            self._session_id = session
+
+    def _spawn(self, coroutine: Any) -> None:
+        task = asyncio.create_task(coroutine)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+
+class _StreamPosition:
+    """Where an SSE stream got to: the last event id and the server's `retry:` hint (ms)."""
+
+    __slots__ = ("last_event_id", "retry_ms")
+
+    def __init__(self) -> None:
+        self.last_event_id = ""
+        self.retry_ms: int | None = None
+
+    def saw(self, event: SseEvent) -> None:
+        self.last_event_id = event.id
+        if event.retry is not None:
+            self.retry_ms = event.retry
+
+
+def _plain_headers(response: HttpResponse) -> Mapping[str, str]:
+    """The response's headers as a plain mapping by lower-case name, shared by its messages."""
+    headers = response.headers
+    return headers if type(headers) is dict else dict(headers)
+
+
+def _inbound_from_body(
+    text: str, status: int, headers: Mapping[str, str], retry_after: float | None
+) -> list[Inbound]:
+    """The messages of a JSON body (one message or a batch), each with the response's details."""
+    if not text.strip():
+        return []
+    try:
+        value = deep_json.loads(text)
+    except ValueError:
+        return [Inbound(message=None, raw=excerpt(text), error="malformed JSON body")]
+    items = []
+    for item in value if isinstance(value, list) else [value]:
+        parsed = classify_value(item, "")
+        if parsed.message is None:  # only a rejected item needs its text
+            parsed = classify_value(item, deep_json.dumps(item))
+        items.append(replace(parsed, http_status=status, headers=headers, retry_after=retry_after))
+    return items
+
+
+def _adopt_lone_error(items: list[Inbound], rpc_id: str | int | None) -> list[Inbound]:
+    """Mark the one error response of a POST's JSON body as the answer to the POST's request
+    when no message names that request (an error with `id` null, a string or another number)."""
+    if rpc_id is None:
+        return items
+    messages = [item.message for item in items if item.message is not None]
+    if any(_answers(message, rpc_id) for message in messages):
+        return items
+    errors = [i for i, item in enumerate(items) if _is_error_response(item.message)]
+    if len(errors) != 1:
+        return items
+    adopted = list(items)
+    adopted[errors[0]] = replace(items[errors[0]], answers=rpc_id)
+    return adopted
+
+
+def _is_error_response(message: Mapping[str, Any] | None) -> bool:
+    return (
+        message is not None and "method" not in message and isinstance(message.get("error"), dict)
+    )
+
+
+def _answers(message: Mapping[str, Any], rpc_id: str | int | None) -> bool:
+    return rpc_id is not None and "method" not in message and message.get("id") == rpc_id

@@ -1,0 +1,197 @@
+"""The legacy tasks wire (experimental 2025-11-25): `params.task`, tasks/get|list|result|cancel.
+
+Questions arrive as real server-to-client requests (`elicitation/create`, `sampling/createMessage`,
+`roots/list`) on any stream; they wait in the input broker until answered. Servers often deliver
+them only on the stream of a pending `tasks/result`, so as soon as a task shows `input_required`
+the adapter opens exactly one background `tasks/result` call for it; its answer is the result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from app.engine.rpc.connection import Connection
+from app.engine.rpc.rpc_types import RpcError
+from app.engine.rpc.transports.base import TransportError
+from app.engine.tasks.base import AdapterBase, task_unknown
+from app.engine.tasks.broker import InputBroker, InputNotPending
+from app.engine.tasks.contract import CreateOutcome, TasksCapabilities
+from app.engine.tasks.models import InputRequest, ProtocolViolation, Task
+from app.engine.tasks.normalize import (
+    create_from_result,
+    task_error_from,
+    task_from_answer,
+    tasks_from_list,
+)
+from app.engine.tasks.questions import Arrivals, ServerQuestions
+
+MAX_LIST_PAGES = 1000
+
+
+class LegacyAdapter(AdapterBase):
+    """Drives 2025-11-25 tasks over one connection."""
+
+    def __init__(
+        self,
+        connection: Connection,
+        capabilities: TasksCapabilities,
+        broker: InputBroker | None = None,
+    ) -> None:
+        super().__init__(connection, capabilities, broker)
+        self._results: dict[str, asyncio.Task[dict[str, Any]]] = {}
+        self._tools: dict[str, str] = {}
+        self._questions = ServerQuestions(connection, self.broker)
+
+    # -- verbs ----------------------------------------------------------------------------------
+
+    async def create(
+        self, tool: str, arguments: dict[str, Any], *, ttl_ms: int | None = None
+    ) -> CreateOutcome:
+        """`tools/call` with `params.task`; a plain CallToolResult answer is a synchronous one."""
+        if not self.capabilities.tool_calls:
+            raise self._unsupported("tools/call as a task")
+        token = self._progress_token()
+        params = {
+            "name": tool,
+            "arguments": arguments,
+            "task": {} if ttl_ms is None else {"ttl": ttl_ms},
+            "_meta": {"progressToken": token},
+        }
+        arrivals: Arrivals = []
+        payload = await self._questions.call_tool(params, arrivals)
+        parsed = create_from_result(payload, wire="legacy", tool_name=tool, variants=self.variants)
+        if parsed.task is None:
+            return CreateOutcome(task=None, sync_result=parsed.sync_result, raw=payload)
+        task_id = parsed.task.task_id
+        self._bind_token(token, task_id)
+        self._tools[task_id] = tool
+        for key, alone in arrivals:
+            if alone:
+                self.broker.attach(key, task_id)
+        if parsed.task.status == "input_required":
+            self._result_stream(task_id)
+        return CreateOutcome(task=self._decorate(parsed.task), sync_result=None, raw=payload)
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """A plain `tools/call` (no task); it may wait on the server's questions like `create`."""
+        return await self._questions.call_tool({"name": name, "arguments": arguments}, [])
+
+    async def get(self, task_id: str, *, reason: str = "poll") -> Task:
+        """`tasks/get`; an `input_required` task gets its `tasks/result` stream opened at once."""
+        payload = await self._task_request("tasks/get", task_id, reason)
+        task = self._memo.task(payload, wire="legacy", task_id=task_id, variants=self.variants)
+        if task.status == "input_required":
+            self._result_stream(task_id)
+        return self._memo.decorated(task, self._decoration(task))
+
+    async def list_tasks(self) -> list[Task]:
+        """Every page of `tasks/list` (only when the server declared `tasks.list`)."""
+        if not self.capabilities.list:
+            raise self._unsupported("tasks/list")
+        tasks: list[Task] = []
+        cursors: set[str] = set()
+        cursor: str | None = None
+        for _page in range(MAX_LIST_PAGES):
+            params = None if cursor is None else {"cursor": cursor}
+            payload = await self.connection.request("tasks/list", params, reason="list")
+            page, cursor = tasks_from_list(payload, variants=self.variants)
+            tasks.extend(self._decorate(task) for task in page)
+            if cursor is None:
+                return tasks
+            if cursor in cursors:
+                raise ProtocolViolation(f"tasks/list handed out cursor {cursor!r} twice", payload)
+            cursors.add(cursor)
+        raise ProtocolViolation(f"tasks/list did not end within {MAX_LIST_PAGES} pages")
+
+    async def fetch_result(self, task_id: str) -> dict[str, Any]:
+        """The task's result via the (shared, blocking) `tasks/result`; a JSON-RPC error raises
+        RpcError (the task's outcome), an unknown id TaskUnknown."""
+        return await asyncio.shield(self._result_stream(task_id))
+
+    async def cancel(self, task_id: str) -> Task | None:
+        """`tasks/cancel` (only when declared); returns the task as the server cancelled it."""
+        if not self.capabilities.cancel:
+            raise self._unsupported("tasks/cancel")
+        payload = await self._task_request("tasks/cancel", task_id, "user")
+        task = task_from_answer(
+            payload, wire="legacy", task_id=task_id, method="tasks/cancel", variants=self.variants
+        )
+        return self._decorate(task)
+
+    async def answer(self, request: InputRequest, response: dict[str, Any]) -> None:
+        """Hand the answer to the waiting server request; the connection sends it back."""
+        self.broker.resolve(request, response)
+
+    async def answer_many(self, task_id: str, responses: dict[str, dict[str, Any]]) -> None:
+        """Answer several pending requests of one task (each is its own JSON-RPC response)."""
+        pending = {request.key: request for request in self.broker.pending(task_id)}
+        for key in responses:
+            if key not in pending:
+                raise InputNotPending(task_id, key)
+        for key, response in responses.items():
+            self.broker.resolve(pending[key], response)
+
+    async def start_listening(self, task_ids: list[str]) -> bool:
+        """The legacy wire has no listen stream; `notifications/tasks/status` come unasked."""
+        return False
+
+    # -- internals ------------------------------------------------------------------------------
+
+    def _status_methods(self) -> frozenset[str]:
+        return frozenset({"notifications/tasks/status"})
+
+    async def _task_request(self, method: str, task_id: str, reason: str) -> dict[str, Any]:
+        try:
+            return await self.connection.request(method, {"taskId": task_id}, reason=reason)
+        except RpcError as error:
+            unknown = task_unknown(error, task_id, method)
+            if unknown is not None:
+                raise unknown from error
+            raise
+
+    def _result_stream(self, task_id: str) -> asyncio.Task[dict[str, Any]]:
+        """The one `tasks/result` call of a task; restarted only after a transport failure."""
+        call = self._results.get(task_id)
+        if call is None or (call.done() and _should_retry(call)):
+            call = self._spawn(self._fetch(task_id), name=f"tasks/result {task_id}")
+            self._results[task_id] = call
+        return call
+
+    async def _fetch(self, task_id: str) -> dict[str, Any]:
+        try:
+            return await self.connection.request(
+                "tasks/result", {"taskId": task_id}, reason="stream", timeout=None
+            )
+        except RpcError as error:
+            unknown = task_unknown(error, task_id, "tasks/result")
+            if unknown is not None:
+                raise unknown from error
+            raise
+
+    def _decorate(self, task: Task) -> Task:
+        """Add what this adapter knows beyond the payload: tool, progress, questions, outcome."""
+        return task.model_copy(update=self._decoration(task))
+
+    def _decoration(self, task: Task) -> dict[str, Any]:
+        """The fields `_decorate` sets on a task."""
+        update: dict[str, Any] = {
+            "tool_name": task.tool_name or self._tools.get(task.task_id),
+            "progress": self._latest_progress(task.task_id),
+            "input_requests": tuple(self.broker.pending(task.task_id)),
+        }
+        call = self._results.get(task.task_id)
+        if task.is_terminal and call is not None and call.done() and not call.cancelled():
+            error = call.exception()
+            if error is None:
+                update.update(result=call.result(), result_source="fetched")
+            elif isinstance(error, RpcError):
+                update["error"] = task_error_from(
+                    {"code": error.code, "message": error.message, "data": error.data}
+                )
+        return update
+
+
+def _should_retry(call: asyncio.Task[dict[str, Any]]) -> bool:
+    """A finished `tasks/result` is kept unless it died of a transport failure or was cancelled."""
+    return call.cancelled() or isinstance(call.exception(), TransportError)
