@@ -24,7 +24,7 @@ from app.engine.tasks.models import Task
 from app.tui.app import TaskscopeApp
 from app.tui.config import TuiConfig
 from app.tui.recorded import RecordedSource
-from app.tui.source import SourceInfo
+from app.view.source import SourceInfo
 from bench.app_probe import FrameMeter, key_latency
 from bench.common import Figure, Report, cpu_seconds, percentile
 from tests.tui_recording import INFO

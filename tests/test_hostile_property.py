@@ -27,8 +27,8 @@ from app.engine.tasks.normalize import (
     task_from_answer,
     task_from_notification,
 )
-from app.tui.formatting import format_age, format_next_poll, format_since, format_ttl_left
-from app.tui.state import WatchedTask, apply_event
+from app.view.formatting import format_age, format_next_poll, format_since, format_ttl_left
+from app.view.state import WatchedTask, apply_event
 from widgets.task_detail import json_text, overview_table, result_text, timeline_text
 from widgets.task_table import TaskTable
 

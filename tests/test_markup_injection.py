@@ -40,7 +40,7 @@ from app.tui.app import TaskscopeApp
 from app.tui.bindings import ALL_BINDINGS
 from app.tui.live import LiveSource
 from app.tui.recorded import RecordedSource
-from app.tui.source import SourceInfo, ToolInfo
+from app.view.source import SourceInfo, ToolInfo
 from tests.tui_helpers import SIZE, wait_for
 from widgets.arguments_form import ArgumentsForm, CreateRequest
 from widgets.confirm import ConfirmModal, TextPrompt
@@ -576,7 +576,7 @@ def test_every_toast_goes_through_the_plain_helper() -> None:
     """`notify` parses its message as markup by default; only `app.tui.plain.toast` calls it."""
     calls = [
         f"{path.relative_to(REPO_ROOT)}:{number}"
-        for path in _python_files("app/tui", "widgets")
+        for path in _python_files("app/tui", "app/view", "widgets")
         if path.name != "plain.py"
         for number, line in enumerate(path.read_text().splitlines(), 1)
         if re.search(r"\.notify\(", line)

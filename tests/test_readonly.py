@@ -17,7 +17,7 @@ from app.engine.record.replay import read_recording
 from app.engine.rpc.guard import ReadOnlyRefused
 from app.tui.app import TaskscopeApp
 from app.tui.live import LiveSource
-from app.tui.source import SourceUnavailable
+from app.view.source import SourceUnavailable
 from tests.demo_servers import REPO_ROOT, start_http_demo
 from tests.tui_helpers import SIZE, connected, http_target, only_task, wait_for
 from widgets.arguments_form import ArgumentsForm

@@ -22,7 +22,7 @@ from app.engine.record.replay import read_recording
 from app.tui.app import TaskscopeApp
 from app.tui.live import LiveSource
 from app.tui.replay import ReplaySource
-from app.tui.state import WatchedTask
+from app.view.state import WatchedTask
 from tests.demo_servers import REPO_ROOT
 from tests.tui_helpers import SIZE, connected, only_task, stdio_target, wait_for
 from widgets.arguments_form import CreateRequest

@@ -36,8 +36,8 @@ from app.engine.safety.redact import REDACTED, Redactor
 from app.engine.tasks.events import TaskEvent
 from app.engine.tasks.models import InputKind, InputRequest
 from app.tui.app import TaskscopeApp, describe
-from app.tui.known_tasks import KnownTasks
 from app.tui.live import LiveSource, Shown
+from app.view.known_tasks import KnownTasks
 from tests.cli_helpers import Run, clean_env, run_cli
 from tests.demo_servers import free_port
 from tests.test_connection_http import serve

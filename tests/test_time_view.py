@@ -1,5 +1,5 @@
 """Unit tests of the time view's drawing rules (`widgets.time_bars`) and of the status history the
-App keeps for it (`app.tui.status_history`, folded in by `apply_event`): given histories, a width
+App keeps for it (`app.view.status_history`, folded in by `apply_event`): given histories, a width
 and a span, which characters come out."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 
 from app.engine.tasks.events import EventKind, Source, TaskEvent
 from app.engine.tasks.models import Task
-from app.tui.state import WatchedTask, apply_event
-from app.tui.status_history import HISTORY_CAP, Moment, StatusChange, next_history
+from app.view.state import WatchedTask, apply_event
+from app.view.status_history import HISTORY_CAP, Moment, StatusChange, next_history
 from widgets.time_bars import (
     LEGEND,
     MARK_GLYPHS,
@@ -245,7 +245,7 @@ def test_a_plain_poll_keeps_the_same_history_object() -> None:
 
 
 def test_the_history_is_bounded_and_says_it_dropped_the_oldest() -> None:
-    from app.tui.status_history import EMPTY_HISTORY
+    from app.view.status_history import EMPTY_HISTORY
 
     history = EMPTY_HISTORY
     for step in range(HISTORY_CAP + 10):

@@ -21,10 +21,10 @@ from app.engine.tasks.events import TaskEvent
 from app.tui.app import TaskscopeApp
 from app.tui.bindings import ALL_BINDINGS
 from app.tui.config import TuiConfig, load_config
-from app.tui.known_tasks import KnownTasks
 from app.tui.messages import Batcher
 from app.tui.recorded import RecordedSource
-from app.tui.source import ToolInfo
+from app.view.known_tasks import KnownTasks
+from app.view.source import ToolInfo
 from tests.tui_helpers import wait_for
 from tests.tui_recording import (
     INFO,

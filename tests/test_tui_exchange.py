@@ -19,8 +19,8 @@ from textual.widgets import Static
 from app.engine.rpc.rpc_types import Frame
 from app.engine.rpc.targets import HttpTarget, Target
 from app.tui.app import TaskscopeApp
-from app.tui.exchanges import Exchange, ExchangeBook
 from app.tui.live import LiveSource
+from app.view.exchanges import Exchange, ExchangeBook
 from tests.demo_servers import start_http_demo
 from tests.test_connection_http import serve
 from tests.tui_helpers import SIZE, by_tool, connected, stdio_target, wait_for

@@ -10,9 +10,9 @@ from textual.message import Message
 from textual.notifications import Notification, Notify
 
 from app.tui.app import TaskscopeApp
-from app.tui.poll_feedback import poll_feedback
 from app.tui.recorded import RecordedSource
 from app.tui.run import run_then_close
+from app.view.poll_feedback import poll_feedback
 from tests.tui_helpers import wait_for
 from tests.tui_recording import INFO, NOW, RECORDED_TASKS, TOOLS, recorded_events, recorded_frames
 from widgets.confirm import ConfirmModal

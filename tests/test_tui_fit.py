@@ -21,9 +21,9 @@ from app.engine.rpc.targets import HttpTarget
 from app.engine.tasks.events import NextPoll, TaskEvent
 from app.engine.tasks.models import Progress, Task
 from app.tui.app import TaskscopeApp
-from app.tui.formatting import format_task_progress
 from app.tui.live import LiveSource
 from app.tui.recorded import RecordedSource
+from app.view.formatting import format_task_progress
 from tests.tui_helpers import connected, live_app, only_task, stdio_target, wait_for
 from tests.tui_recording import INFO, NOW, TOOLS, recorded_events, recorded_frames
 from widgets.arguments_form import CreateRequest

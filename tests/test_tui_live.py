@@ -12,8 +12,8 @@ from rich.console import Console
 from app.engine.record.recorder import server_key
 from app.engine.rpc.targets import StdioTarget
 from app.tui.app import TaskscopeApp
-from app.tui.known_tasks import KnownTasks
 from app.tui.live import LiveSource
+from app.view.known_tasks import KnownTasks
 from tests.demo_servers import REPO_ROOT, start_http_demo
 from tests.tui_helpers import (
     SIZE,

@@ -18,9 +18,9 @@ from app.engine.record.recorder import Recorder, redactor_for, server_key
 from app.engine.rpc.rpc_types import Frame
 from app.engine.rpc.targets import Target
 from app.tui.app import TaskscopeApp
-from app.tui.known_tasks import KnownTasks
 from app.tui.live import LiveSource
 from app.tui.loading import DeferredSource, LoadedSource
+from app.view.known_tasks import KnownTasks
 from tests.demo_servers import start_http_demo
 from tests.tui_helpers import (
     SIZE,

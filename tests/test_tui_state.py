@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from app.engine.tasks.events import EventKind, NextPoll, Source, TaskEvent
 from app.engine.tasks.models import InputKind, InputRequest, Task, TaskStatus, Wire
-from app.tui.state import (
+from app.view.state import (
     DiffEntry,
     TasksState,
     apply_event,

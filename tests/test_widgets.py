@@ -19,7 +19,7 @@ from textual.widgets import DataTable, Static
 from app.engine.rpc.rpc_types import Frame
 from app.engine.tasks.events import NextPoll
 from app.engine.tasks.models import Task, TaskStatus
-from app.tui.state import TimelineEntry, Violation, WatchedTask, json_diff
+from app.view.state import TimelineEntry, Violation, WatchedTask, json_diff
 from widgets.json_view import JsonView
 from widgets.rpc_log import RpcLog
 from widgets.task_detail import TaskDetail, TextPager, result_text

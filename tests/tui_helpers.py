@@ -11,7 +11,7 @@ from textual.pilot import Pilot
 from app.engine.rpc.targets import HttpTarget, StdioTarget, Target
 from app.tui.app import TaskscopeApp
 from app.tui.live import LiveSource
-from app.tui.state import WatchedTask
+from app.view.state import WatchedTask
 from tests.demo_servers import Wire, stdio_demo_command
 
 SPEED = "20"

@@ -17,7 +17,7 @@ from app.engine.tasks.models import InputKind, InputRequest, Progress, Task, Tas
 from app.tui.app import TaskscopeApp
 from app.tui.config import TuiConfig
 from app.tui.recorded import RecordedSource
-from app.tui.source import SourceInfo, ToolInfo
+from app.view.source import SourceInfo, ToolInfo
 
 NOW = 1_795_000_000.0
 """The App's frozen wall clock (2026-11-18 UTC); every recorded moment is a little before it."""

@@ -24,7 +24,7 @@ from app.engine.forms.answers import default_content, validate_answer
 from app.engine.forms.model import FieldSpec, FormSpec
 from app.engine.forms.schema_form import UnsupportedSchema, parse_schema
 from app.engine.safety.sanitize import clean_text, one_line, safe_text
-from app.tui.source import ToolInfo
+from app.view.source import ToolInfo
 from widgets.css_paths import MODALS_CSS
 from widgets.input_form import (
     FormField,

@@ -24,11 +24,12 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from app.engine.safety.sanitize import clean_text, one_line
-from app.tui.exchanges import Exchange
-from app.tui.formatting import format_clock, theme_style
 from app.tui.plain import toast
+from app.view.exchanges import Exchange
+from app.view.formatting import format_clock
 from widgets.css_paths import MODALS_CSS
 from widgets.json_view import JsonView
+from widgets.theme_style import theme_style
 
 if TYPE_CHECKING:
     from app.engine.rpc.rpc_types import Frame
@@ -255,7 +256,7 @@ class ExchangeScreen(ModalScreen[None]):
 
     def exchange_text(self) -> str:
         """The exchange as JSON, as copied and saved."""
-        from app.tui.export import exchange_json
+        from app.view.export import exchange_json
 
         return exchange_json(self.exchange)
 

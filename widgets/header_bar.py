@@ -23,13 +23,14 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from app.engine.safety.sanitize import one_line
-from app.tui.formatting import questions_waiting, sort_label, theme_style
-from app.tui.state import TasksSummary
+from app.view.formatting import questions_waiting, sort_label
+from app.view.state import TasksSummary
+from widgets.theme_style import theme_style
 
 if TYPE_CHECKING:  # annotations only: the App's first frame does not load the engine
     from app.engine.tasks.contract import TasksCapabilities
-    from app.tui.source import ConnectionState, SourceInfo
-    from app.tui.task_filter import SortKey
+    from app.view.source import ConnectionState, SourceInfo
+    from app.view.task_filter import SortKey
 
 ABOUT_MIN_WIDTH = 16
 """Cells of the server's description kept beside a long problem (the problem is cut first)."""

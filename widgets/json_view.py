@@ -18,7 +18,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from app.engine.safety.sanitize import one_line
-from app.tui.formatting import theme_style
+from widgets.theme_style import theme_style
 
 
 @dataclass(frozen=True, slots=True)

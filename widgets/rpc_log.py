@@ -26,7 +26,8 @@ from textual.strip import Strip
 from textual.theme import Theme
 
 from app.engine.safety.sanitize import one_line
-from app.tui.formatting import format_clock, theme_style
+from app.view.formatting import format_clock
+from widgets.theme_style import theme_style
 
 if TYPE_CHECKING:
     from app.engine.rpc.rpc_types import Frame

@@ -32,7 +32,7 @@ from textual.widgets import Static, TabbedContent, TabPane
 from app.engine.rpc.rpc_types import Frame
 from app.engine.safety.sanitize import clean_text, one_line, safe_text
 from app.engine.tasks.models import Task
-from app.tui.formatting import (
+from app.view.formatting import (
     PACING_WORDS,
     RESULT_SOURCE_WORDS,
     format_clock,
@@ -41,7 +41,7 @@ from app.tui.formatting import (
     format_task_progress,
     status_label,
 )
-from app.tui.state import WatchedTask
+from app.view.state import WatchedTask
 from widgets.json_view import JsonView
 
 DetailTab = Literal["overview", "result", "json", "raw", "timeline"]

@@ -34,7 +34,7 @@ from textual.strip import Strip
 from textual.theme import Theme
 
 from app.engine.safety.sanitize import middle_line, one_line
-from app.tui.formatting import (
+from app.view.formatting import (
     PACING_WORDS,
     SEVERITY_COLOURS,
     STATUS_COLOURS,
@@ -45,9 +45,8 @@ from app.tui.formatting import (
     format_ttl_left,
     row_marks,
     status_label,
-    theme_style,
 )
-from app.tui.state import WatchedTask
+from app.view.state import WatchedTask
 from widgets.row_cursor import CURSOR_BINDINGS, RowCursorKeys
 from widgets.table_layout import (
     CELL_PADDING,
@@ -58,6 +57,7 @@ from widgets.table_layout import (
     fit_columns,
     layout_width,
 )
+from widgets.theme_style import theme_style
 
 _CLOCK_KEYS = ("age", "changed", "ttl", "next")
 _CLOCK_INDEX = {key: index for index, key in enumerate(_CLOCK_KEYS)}

@@ -12,8 +12,8 @@ import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from app.tui.state import WatchedTask
-from app.tui.status_history import Moment, StatusChange
+from app.view.state import WatchedTask
+from app.view.status_history import Moment, StatusChange
 
 STATUS_BAR_GLYPHS: dict[str, str] = {
     "working": "━",

@@ -26,9 +26,10 @@ from textual.strip import Strip
 from textual.theme import Theme
 
 from app.engine.safety.sanitize import middle_line, one_line
-from app.tui.formatting import STATUS_COLOURS, format_duration, theme_style
-from app.tui.state import WatchedTask
+from app.view.formatting import STATUS_COLOURS, format_duration
+from app.view.state import WatchedTask
 from widgets.row_cursor import CURSOR_BINDINGS, RowCursorKeys
+from widgets.theme_style import theme_style
 from widgets.time_bars import (
     Bar,
     TimeScale,

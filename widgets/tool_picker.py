@@ -23,7 +23,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from app.engine.safety.sanitize import one_line, safe_text
-from app.tui.source import ToolInfo
+from app.view.source import ToolInfo
 from widgets.css_paths import MODALS_CSS
 
 SIDE_PANE_MIN_WIDTH = 110

@@ -37,7 +37,6 @@ from app.engine.safety.sanitize import clean_text, middle_line, one_line
 from app.tui.bindings import APP_BINDINGS, LIST_BINDINGS
 from app.tui.commands import TaskCommands
 from app.tui.config import TuiConfig
-from app.tui.exchanges import ExchangeBook, task_frame
 from app.tui.loading import DeferredSource, History, LoadingSource
 from app.tui.messages import (
     Batcher,
@@ -47,8 +46,9 @@ from app.tui.messages import (
     TaskEventsArrived,
 )
 from app.tui.plain import toast
-from app.tui.state import SortKey, TaskFilter, TasksState, WatchedTask, parse_filter
-from app.tui.task_filter import FIRST_DESCENDING
+from app.view.exchanges import ExchangeBook, task_frame
+from app.view.state import SortKey, TaskFilter, TasksState, WatchedTask, parse_filter
+from app.view.task_filter import FIRST_DESCENDING
 from widgets.header_bar import HeaderBar, HeaderState, ListView
 from widgets.key_footer import KeyFooter
 from widgets.task_table import TaskTable
@@ -60,8 +60,8 @@ if TYPE_CHECKING:
     from app.engine.rpc.rpc_types import Frame
     from app.engine.tasks.events import TaskEvent
     from app.engine.tasks.models import InputRequest
-    from app.tui.known_tasks import KnownTasks
-    from app.tui.source import SourceInfo, TaskSource
+    from app.view.known_tasks import KnownTasks
+    from app.view.source import SourceInfo, TaskSource
     from widgets.arguments_form import CreateRequest
     from widgets.input_inbox import InboxEntry
     from widgets.rpc_log import RpcLog
@@ -391,7 +391,7 @@ class TaskscopeApp(App[int]):
         self._update_header()
         self.refresh_bindings()
         if self.remember_tasks:
-            from app.tui.known_tasks import KnownTasks
+            from app.view.known_tasks import KnownTasks
 
             self.known = KnownTasks(message.info.server_key)
             self._resume_known()
@@ -896,7 +896,7 @@ class TaskscopeApp(App[int]):
     # ------------------------------------------------------------------ copy, save, export
 
     def action_copy_json(self) -> None:
-        from app.tui.export import tasks_json
+        from app.view.export import tasks_json
 
         targets = self._targets()
         if not targets:
@@ -906,7 +906,7 @@ class TaskscopeApp(App[int]):
         toast(self, f"Copied the JSON of {count} task{'s' if count != 1 else ''} (OSC 52)")
 
     def action_save_json(self) -> None:
-        from app.tui.export import default_path, tasks_json
+        from app.view.export import default_path, tasks_json
 
         targets = self._targets()
         if targets:
@@ -915,7 +915,7 @@ class TaskscopeApp(App[int]):
     def action_export_tasks(self) -> None:
         """Export the marked (or selected) tasks' lives: Markdown, or JSON for a `.json` path."""
         from app.engine.record.export import export_file_name, render
-        from app.tui.export import default_path, export_json, shown_lives
+        from app.view.export import default_path, export_json, shown_lives
         from widgets.confirm import TextPrompt
 
         targets = self._targets()
@@ -952,7 +952,7 @@ class TaskscopeApp(App[int]):
 
     @work(group="actions", exit_on_error=False, name="save")
     async def _write_file(self, path: str, text: str) -> None:
-        from app.tui.export import write_json
+        from app.view.export import write_json
 
         try:
             written = await asyncio.to_thread(write_json, path, text)
@@ -1025,8 +1025,8 @@ class TaskscopeApp(App[int]):
 
     def action_poll_now(self) -> None:
         """Poll the chosen tasks now and say how many went out and why the others did not."""
-        from app.tui.formatting import STATUS_WORDS
-        from app.tui.poll_feedback import poll_feedback
+        from app.view.formatting import STATUS_WORDS
+        from app.view.poll_feedback import poll_feedback
 
         if self.readonly:
             toast(self, "Read-only: a recording is not polled.", severity="warning")
@@ -1201,7 +1201,7 @@ class TaskscopeApp(App[int]):
 
     def open_exchange(self, frame: Frame) -> None:
         """Open the exchange view on `frame` with its partner frame (if still kept)."""
-        from app.tui.export import default_path
+        from app.view.export import default_path
         from widgets.frame_exchange import ExchangeScreen
 
         exchange = self._exchanges.find(frame)

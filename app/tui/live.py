@@ -34,7 +34,7 @@ from app.engine.tasks.contract import CreateOutcome
 from app.engine.tasks.events import TaskEvent
 from app.engine.tasks.factory import WireAdapter
 from app.engine.tasks.models import TERMINAL_STATUSES, InputRequest
-from app.tui.source import (
+from app.view.source import (
     ConnectionState,
     EventSink,
     FrameSink,

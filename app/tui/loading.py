@@ -12,13 +12,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from app.tui.source import SourceUnavailable, TaskSource
+from app.view.source import SourceUnavailable, TaskSource
 
 if TYPE_CHECKING:
     from app.engine.record.recording import Entry
     from app.engine.tasks.contract import CreateOutcome
     from app.engine.tasks.models import InputRequest
-    from app.tui.source import ConnectionState, EventSink, FrameSink, SourceInfo, ToolInfo
+    from app.view.source import ConnectionState, EventSink, FrameSink, SourceInfo, ToolInfo
 
 History = Callable[[], "Sequence[Entry]"]
 """The recorded session, events and actions that `e` exports from."""

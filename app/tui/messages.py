@@ -16,7 +16,7 @@ from textual.message import Message
 if TYPE_CHECKING:  # annotations only: the App's first frame does not load the engine
     from app.engine.rpc.rpc_types import Frame
     from app.engine.tasks.events import TaskEvent
-    from app.tui.source import SourceInfo
+    from app.view.source import SourceInfo
 
 FLUSH_INTERVAL_S = 0.26
 """A little over a quarter second: with the clock folded in, the table repaints at most four times

@@ -14,7 +14,7 @@ from app.engine.rpc.rpc_types import Frame
 from app.engine.tasks.contract import CreateOutcome
 from app.engine.tasks.events import TaskEvent
 from app.engine.tasks.models import InputRequest
-from app.tui.source import (
+from app.view.source import (
     ConnectionState,
     EventSink,
     FrameSink,

@@ -13,7 +13,7 @@ from app.engine.record.recording import SessionInfo
 from app.engine.record.replay import Recording, play
 from app.engine.tasks.contract import TasksCapabilities
 from app.tui.recorded import RecordedSource
-from app.tui.source import SourceInfo
+from app.view.source import SourceInfo
 
 
 def replayed_info(info: SessionInfo | None, path: str) -> SourceInfo:

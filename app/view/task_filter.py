@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from app.tui.watched import WatchedTask
+from app.view.watched import WatchedTask
 
 SortKey = Literal["age", "status", "tool", "last_change"]
 SORT_KEYS: tuple[SortKey, ...] = ("age", "status", "tool", "last_change")

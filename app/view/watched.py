@@ -2,7 +2,7 @@
 
 `apply_event` replaces a frozen `WatchedTask` per event: display status, counters, the pending
 input keys, a bounded timeline with the JSON diff of each material change, and the bounded status
-history the time view draws (`app.tui.status_history`).
+history the time view draws (`app.view.status_history`).
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from app.tui.json_diff import StateDiff, json_diff
-from app.tui.status_history import EMPTY_HISTORY, StatusHistory, next_history
+from app.view.json_diff import StateDiff, json_diff
+from app.view.status_history import EMPTY_HISTORY, StatusHistory, next_history
 
 if TYPE_CHECKING:  # annotations only: the TUI's first frame does not load pydantic
     from app.engine.tasks.events import NextPoll, TaskEvent

@@ -7,13 +7,9 @@ through `app.engine.safety.sanitize`), so these strings are safe to show as they
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from rich.style import Style
-from textual.color import Color, ColorParseError
-
-from app.tui.state import SortKey, WatchedTask
+from app.view.state import SortKey, WatchedTask
 
 if TYPE_CHECKING:  # annotations only: the TUI's first frame does not load pydantic
     from app.engine.tasks.models import Progress, Task
@@ -192,22 +188,6 @@ def row_marks(watched: WatchedTask) -> list[tuple[str, str]]:
     if watched.stopped is not None and not server_done:
         marks.append(("□ not watched", "muted"))
     return marks
-
-
-def theme_style(variables: Mapping[str, str], name: str, *, bold: bool = False) -> Style:
-    """A Rich style coloured by theme variable `name` (e.g. `text-error`), dim when it is unusable.
-
-    Rich renderables built in Python cannot use `$variables`, so widgets resolve them here from
-    `App.theme_variables` and rebuild their cells when the theme changes.
-    """
-    value = variables.get(name)
-    if value is None:
-        return Style(dim=True, bold=bold)
-    try:
-        color = Color.parse(value)
-    except ColorParseError:
-        return Style(dim=True, bold=bold)
-    return Style(color=color.rich_color, bold=bold)
 
 
 STATUS_COLOURS: dict[str, str] = {

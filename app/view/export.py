@@ -19,8 +19,8 @@ from app.engine.record.export import LifeStep, TaskLife, latest_server, task_liv
 from app.engine.record.recording import Entry, SessionInfo
 from app.engine.safety import deep_json
 from app.engine.tasks.task_json import task_json
-from app.tui.exchanges import Exchange
-from app.tui.state import WatchedTask
+from app.view.exchanges import Exchange
+from app.view.state import WatchedTask
 
 
 def watched_json(watched: WatchedTask) -> dict[str, Any]:

@@ -1,9 +1,9 @@
 """The App's registry of every watched task, fed by the poller's `TaskEvent`s.
 
 `TasksState` is a small mutable registry owned by the App: `apply(event)` replaces one frozen
-`WatchedTask` (the reducer in `app.tui.watched`) and reports which ids changed, so the App repaints
-only those rows. Filtering and sorting live in `app.tui.task_filter`, the JSON diff between
-successive states in `app.tui.json_diff`; the names the App and widgets use are re-exported here.
+`WatchedTask` (the reducer in `app.view.watched`) and reports which ids changed, so the App repaints
+only those rows. Filtering and sorting live in `app.view.task_filter`, the JSON diff between
+successive states in `app.view.json_diff`; the names the App and widgets use are re-exported here.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from app.tui.json_diff import DiffEntry, StateDiff, compact_json, json_diff
-from app.tui.task_filter import (
+from app.view.json_diff import DiffEntry, StateDiff, compact_json, json_diff
+from app.view.task_filter import (
     SORT_KEYS,
     FilterTerm,
     SortKey,
@@ -22,7 +22,7 @@ from app.tui.task_filter import (
     parse_filter,
     sort_key,
 )
-from app.tui.watched import (
+from app.view.watched import (
     DEFAULT_TIMELINE_CAP,
     DisplayStatus,
     TimelineEntry,
