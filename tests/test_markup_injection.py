@@ -573,7 +573,7 @@ def _python_files(*folders: str) -> Iterator[Path]:
 
 
 def test_every_toast_goes_through_the_plain_helper() -> None:
-    """`notify` parses its message as markup by default; only `app.tui.plain.toast` calls it."""
+    """`notify` parses its message as markup by default; only `widgets.plain.toast` calls it."""
     calls = [
         f"{path.relative_to(REPO_ROOT)}:{number}"
         for path in _python_files("app/tui", "app/view", "widgets")

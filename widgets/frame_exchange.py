@@ -24,11 +24,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from app.engine.safety.sanitize import clean_text, one_line
-from app.tui.plain import toast
 from app.view.exchanges import Exchange
 from app.view.formatting import format_clock
 from widgets.css_paths import MODALS_CSS
 from widgets.json_view import JsonView
+from widgets.plain import toast
 from widgets.theme_style import theme_style
 
 if TYPE_CHECKING:

@@ -24,9 +24,9 @@ from textual.widgets import DataTable, Static
 
 from app.engine.safety.sanitize import middle_line, one_line
 from app.engine.tasks.models import InputRequest
-from app.tui.plain import toast
 from app.view.formatting import format_since, questions_waiting
 from widgets.input_modal import INPUTS_CSS, request_message
+from widgets.plain import toast
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,8 +19,8 @@ from textual.widgets import Button, Input, Select, Static, TextArea
 from app.engine.forms.input_text import message_text, sampling_result
 from app.engine.safety.sanitize import clean_text, safe_text
 from app.engine.tasks.models import InputRequest
-from app.tui.plain import toast
 from widgets.input_modal import AnswerModal, Reject, Submit
+from widgets.plain import toast
 
 STOP_REASONS = ("endTurn", "stopSequence", "maxTokens")
 DEFAULT_MODEL = "human"

@@ -45,12 +45,12 @@ from app.tui.messages import (
     SourceFailed,
     TaskEventsArrived,
 )
-from app.tui.plain import toast
 from app.view.exchanges import ExchangeBook, task_frame
 from app.view.state import SortKey, TaskFilter, TasksState, WatchedTask, parse_filter
 from app.view.task_filter import FIRST_DESCENDING
 from widgets.header_bar import HeaderBar, HeaderState, ListView
 from widgets.key_footer import KeyFooter
+from widgets.plain import toast
 from widgets.task_table import TaskTable
 from widgets.time_view import TimeView
 

@@ -14,8 +14,8 @@ from rich.text import Text
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from app.engine.safety.sanitize import one_line
-from app.tui.plain import highlight
 from app.view.formatting import status_label
+from widgets.plain import highlight
 
 if TYPE_CHECKING:
     from app.tui.app import TaskscopeApp
