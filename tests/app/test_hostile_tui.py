@@ -26,15 +26,15 @@ from app.demo.hostile_modes import HUGE_MESSAGE_CHARS
 from app.engine.rpc.targets import StdioTarget
 from app.tui.app import TaskscopeApp
 from app.tui.live import LiveSource
-from tests.demo_servers import REPO_ROOT, hostile_command
-from tests.test_markup_injection import (
+from tests.support.demo_servers import REPO_ROOT, hostile_command
+from tests.support.markup import (
     LastingToastsApp,
     Notes,
     clickable_cells,
     shown_text,
     toast_showing,
 )
-from tests.tui_helpers import SIZE, connected, only_task, wait_for
+from tests.support.tui_helpers import SIZE, connected, only_task, wait_for
 from widgets.arguments_form import CreateRequest
 from widgets.frame_exchange import ExchangeScreen
 from widgets.json_view import JsonView

@@ -10,7 +10,7 @@ from textual.widgets import Button, Checkbox, Input, Select, SelectionList, Stat
 
 from app.demo.catalog import PROVISION_SCHEMA
 from app.engine.forms.schema_form import parse_schema
-from tests.input_host import FakeSubmit, InputHost, form_request
+from tests.support.input_host import FakeSubmit, InputHost, form_request
 from widgets.input_form import InputForm
 from widgets.input_modal import ConfirmDiscard
 

@@ -7,7 +7,7 @@ from typing import Any
 from textual.widgets import DataTable, Static
 
 from app.engine.tasks.models import InputKind, InputRequest
-from tests.input_host import InputHost
+from tests.support.input_host import InputHost
 from widgets.input_inbox import InboxEntry, InputInbox
 
 NOW = 1_000_000.0

@@ -10,7 +10,14 @@ from textual.widgets import Button, Input, Select, Static, TextArea
 
 from app.engine.tasks.models import InputKind, InputRequest
 from app.tui.inputs import input_screen, open_input
-from tests.input_host import FakeSubmit, InputHost, form_request
+from tests.support.input_host import (
+    PUNYCODE_URL,
+    FakeSubmit,
+    InputHost,
+    form_request,
+    sampling_request,
+    url_request,
+)
 from widgets.input_form import InputForm
 from widgets.input_json import InputJson
 from widgets.input_sampling import InputSampling
@@ -27,38 +34,6 @@ NESTED_SCHEMA = {
     },
     "required": ["owner"],
 }
-PUNYCODE_URL = "https://xn--bcher-kva.example/authorize?state=1"
-
-
-def url_request(url: str = PUNYCODE_URL) -> InputRequest:
-    message = "Sign in to the book shop to continue."
-    return InputRequest(
-        key="7",
-        kind=InputKind.URL,
-        method="elicitation/create",
-        params={"mode": "url", "message": message, "url": url, "elicitationId": "e-1"},
-        wire="legacy",
-        task_id="t-9",
-        message=message,
-    )
-
-
-def sampling_request() -> InputRequest:
-    return InputRequest(
-        key="capital",
-        kind=InputKind.SAMPLING,
-        method="sampling/createMessage",
-        params={
-            "messages": [
-                {"role": "user", "content": {"type": "text", "text": "Capital of France?"}}
-            ],
-            "systemPrompt": "Answer in one word.",
-            "maxTokens": 100,
-            "temperature": 0.2,
-        },
-        wire="extension",
-        task_id="t-3",
-    )
 
 
 def text_of(app: InputHost, selector: str) -> str:

@@ -11,8 +11,8 @@ from textual.binding import Binding
 
 from app.tui.app import TaskscopeApp
 from app.tui.config import TuiConfig
-from tests.tui_helpers import wait_for
-from tests.tui_recording import INFO, recorded_app, recorded_source
+from tests.support.tui_helpers import wait_for
+from tests.support.tui_recording import INFO, recorded_app, recorded_source
 from widgets.key_footer import KeyFooter
 
 MAIN_SCREEN_KEYS = (

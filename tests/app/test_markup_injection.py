@@ -17,19 +17,15 @@ from typing import Any
 
 import pytest
 from rich.cells import cell_len
-from textual.app import App
 from textual.binding import Binding
 from textual.command import CommandInput, CommandList, CommandPalette
 from textual.content import Content
 from textual.geometry import Offset, Region
-from textual.message import Message
-from textual.notifications import Notification, Notify
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Select, Tooltip
 from textual.widgets._select import SelectOverlay
-from textual.widgets._toast import Toast
 
 from app.engine.rpc.rpc_types import Frame
 from app.engine.rpc.targets import HttpTarget
@@ -41,7 +37,15 @@ from app.tui.bindings import ALL_BINDINGS
 from app.tui.live import LiveSource
 from app.tui.recorded import RecordedSource
 from app.tui.source import SourceInfo, ToolInfo
-from tests.tui_helpers import SIZE, wait_for
+from tests.support.markup import (
+    LastingToastsApp,
+    Notes,
+    clickable_cells,
+    shown_text,
+    toast_showing,
+    toasts,
+)
+from tests.support.tui_helpers import SIZE, wait_for
 from widgets.arguments_form import ArgumentsForm, CreateRequest
 from widgets.confirm import ConfirmModal, TextPrompt
 from widgets.input_form import InputForm
@@ -56,7 +60,7 @@ from widgets.tool_picker import ToolPicker
 
 pytestmark = pytest.mark.timeout(60)
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 EVIL_PIECES = (
     "[/b]EVIL",
@@ -197,16 +201,6 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 # ---------------------------------------------------------------------------------- what is shown
 
 
-def shown_text(widget: Widget) -> str:
-    """What `widget` draws inside its border and padding, its lines joined and runs of spaces
-    made one, so text wrapped at a space still reads as typed."""
-    region, gutter = widget.region, widget.styles.gutter
-    strips = widget.render_lines(Region(0, 0, region.width, region.height))
-    inner = strips[gutter.top : region.height - gutter.bottom]
-    lines = [strip.crop(gutter.left, region.width - gutter.right).text for strip in inner]
-    return " ".join(" ".join(lines).split())
-
-
 def assert_as_typed(shown: str, *pieces: str) -> None:
     """Every piece (default: every `EVIL_PIECES`) is in `shown` with its brackets."""
     for piece in pieces or EVIL_PIECES:
@@ -223,42 +217,6 @@ def offset_of(widget: Widget, needle: str) -> Offset:
     raise AssertionError(f"{needle!r} is not drawn by {widget}")
 
 
-def clickable_cells(screen: Screen[Any]) -> list[tuple[int, int, object]]:
-    """Every cell of `screen` whose style carries a click action (what `[@click=…]` makes)."""
-    width, height = screen.size
-    cells = []
-    for y in range(height):
-        for x in range(width):
-            meta = screen.get_style_at(x, y).meta
-            if "@click" in meta:
-                cells.append((x, y, meta["@click"]))
-    return cells
-
-
-def toasts(app: App[Any]) -> list[Toast]:
-    return list(app.screen.query(Toast))
-
-
-def toast_showing(app: App[Any], needle: str) -> Toast | None:
-    """The toast on screen whose text contains `needle`, if any."""
-    return next((toast for toast in toasts(app) if needle in shown_text(toast)), None)
-
-
-class Notes:
-    """Every notification the App made, caught as `Notify` messages (whether or not it is still
-    on screen), for `run_test(message_hook=…)`."""
-
-    def __init__(self) -> None:
-        self.made: list[Notification] = []
-
-    def __call__(self, message: Message) -> None:
-        if isinstance(message, Notify):
-            self.made.append(message.notification)
-
-    def titled(self, title: str) -> list[Notification]:
-        return [note for note in self.made if note.title == title]
-
-
 async def click_does_nothing(pilot: Pilot[Any], widget: Widget, needle: str) -> None:
     """Click the first cell after `needle` in `widget`: the App must keep running."""
     app = pilot.app
@@ -273,12 +231,6 @@ async def loaded(pilot: Pilot[Any]) -> TaskscopeApp:
     assert isinstance(app, TaskscopeApp)
     await wait_for(pilot, lambda: len(app.tasks) == 2 and app.table.row_count == 2)
     return app
-
-
-class LastingToastsApp(TaskscopeApp):
-    """The App with toasts that stay on screen however slowly a test runs."""
-
-    NOTIFICATION_TIMEOUT = 600
 
 
 def markup_app() -> TaskscopeApp:

@@ -12,8 +12,8 @@ import pytest
 from app.engine.rpc.reconnect import LOST_WITH_OLD_SESSION, ReconnectPolicy
 from app.tui.app import TaskscopeApp
 from app.tui.live import LiveSource
-from tests.test_reconnect import demo_children
-from tests.tui_helpers import SIZE, connected, only_task, stdio_target, wait_for
+from tests.support.demo_servers import demo_children
+from tests.support.tui_helpers import SIZE, connected, only_task, stdio_target, wait_for
 from widgets.arguments_form import CreateRequest
 from widgets.header_bar import HeaderBar
 

@@ -18,7 +18,7 @@ from textual.geometry import Region
 
 import widgets.task_table as task_table
 from app.engine.tasks.events import NextPoll
-from tests.test_widgets import NOW, watched
+from tests.support.watched_tasks import NOW, watched
 from widgets.task_table import HEADER_HEIGHT, MARK_GLYPH, TaskTable
 
 SIZE = (200, 20)

@@ -25,8 +25,8 @@ from app.tui.known_tasks import KnownTasks
 from app.tui.messages import Batcher
 from app.tui.recorded import RecordedSource
 from app.tui.source import ToolInfo
-from tests.tui_helpers import wait_for
-from tests.tui_recording import (
+from tests.support.tui_helpers import wait_for
+from tests.support.tui_recording import (
     INFO,
     NOW,
     RECORDED_TASKS,

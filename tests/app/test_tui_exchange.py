@@ -21,9 +21,8 @@ from app.engine.rpc.targets import HttpTarget, Target
 from app.tui.app import TaskscopeApp
 from app.tui.exchanges import Exchange, ExchangeBook
 from app.tui.live import LiveSource
-from tests.demo_servers import start_http_demo
-from tests.test_connection_http import serve
-from tests.tui_helpers import SIZE, by_tool, connected, stdio_target, wait_for
+from tests.support.demo_servers import serve, start_http_demo
+from tests.support.tui_helpers import SIZE, by_tool, connected, stdio_target, wait_for
 from widgets.arguments_form import CreateRequest
 from widgets.confirm import TextPrompt
 from widgets.frame_exchange import ExchangeScreen
@@ -283,7 +282,7 @@ async def test_v_opens_the_selected_tasks_last_answer(legacy_http: str) -> None:
 @pytest.fixture(scope="module")
 def echo_server() -> Iterator[str]:
     """A server that quotes the credentials it received in every answer (base URL)."""
-    yield from serve("tests.servers.echo_secrets")
+    yield from serve("tests.support.servers.echo_secrets")
 
 
 async def test_echoed_credentials_never_show_in_the_exchange(

@@ -13,8 +13,15 @@ from app.tui.app import TaskscopeApp
 from app.tui.poll_feedback import poll_feedback
 from app.tui.recorded import RecordedSource
 from app.tui.run import run_then_close
-from tests.tui_helpers import wait_for
-from tests.tui_recording import INFO, NOW, RECORDED_TASKS, TOOLS, recorded_events, recorded_frames
+from tests.support.tui_helpers import wait_for
+from tests.support.tui_recording import (
+    INFO,
+    NOW,
+    RECORDED_TASKS,
+    TOOLS,
+    recorded_events,
+    recorded_frames,
+)
 from widgets.confirm import ConfirmModal
 from widgets.key_footer import KeyFooter
 

@@ -24,8 +24,8 @@ from app.tui.app import TaskscopeApp
 from app.tui.formatting import format_task_progress
 from app.tui.live import LiveSource
 from app.tui.recorded import RecordedSource
-from tests.tui_helpers import connected, live_app, only_task, stdio_target, wait_for
-from tests.tui_recording import INFO, NOW, TOOLS, recorded_events, recorded_frames
+from tests.support.tui_helpers import connected, live_app, only_task, stdio_target, wait_for
+from tests.support.tui_recording import INFO, NOW, TOOLS, recorded_events, recorded_frames
 from widgets.arguments_form import CreateRequest
 from widgets.table_layout import COLUMN_KEYS, DROP_ORDER, MESSAGE_MIN_WIDTH, fit_columns
 

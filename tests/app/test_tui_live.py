@@ -14,8 +14,8 @@ from app.engine.rpc.targets import StdioTarget
 from app.tui.app import TaskscopeApp
 from app.tui.known_tasks import KnownTasks
 from app.tui.live import LiveSource
-from tests.demo_servers import REPO_ROOT, start_http_demo
-from tests.tui_helpers import (
+from tests.support.demo_servers import SUPPORT_SERVERS, start_http_demo
+from tests.support.tui_helpers import (
     SIZE,
     SPEED,
     by_tool,
@@ -301,7 +301,7 @@ async def test_failed_polls_show_in_the_row_and_header_then_recover() -> None:
 
 
 async def test_a_silent_server_never_freezes_the_ui() -> None:
-    command = [sys.executable, str(REPO_ROOT / "tests" / "servers" / "hostile_stdio.py")]
+    command = [sys.executable, str(SUPPORT_SERVERS / "hostile_stdio.py")]
     app = live_app(StdioTarget(command), remember_tasks=False)
     async with app.run_test(size=SIZE) as pilot:
         assert app.info is None  # still probing server/discover

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input
 
-from tests.tui_helpers import SIZE, connected, live_app, only_task, stdio_target, wait_for
+from tests.support.tui_helpers import SIZE, connected, live_app, only_task, stdio_target, wait_for
 from widgets.arguments_form import CreateRequest
 from widgets.header_bar import HeaderBar
 from widgets.input_form import InputForm

@@ -21,8 +21,8 @@ from app.tui.app import TaskscopeApp
 from app.tui.known_tasks import KnownTasks
 from app.tui.live import LiveSource
 from app.tui.loading import DeferredSource, LoadedSource
-from tests.demo_servers import start_http_demo
-from tests.tui_helpers import (
+from tests.support.demo_servers import start_http_demo
+from tests.support.tui_helpers import (
     SIZE,
     SPEED,
     by_tool,

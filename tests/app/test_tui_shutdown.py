@@ -13,8 +13,8 @@ import pytest
 
 from app.tui.app import TaskscopeApp
 from app.tui.messages import TaskEventsArrived
-from tests.tui_helpers import SIZE, connected, live_app, stdio_target, wait_for
-from tests.tui_recording import (
+from tests.support.tui_helpers import SIZE, connected, live_app, stdio_target, wait_for
+from tests.support.tui_recording import (
     NOW,
     RECORDED_TASKS,
     recorded_app,

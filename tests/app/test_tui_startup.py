@@ -16,8 +16,8 @@ from app.tui.app import TaskscopeApp
 from app.tui.loading import STILL_LOADING, DeferredSource, LoadedSource
 from app.tui.messages import TaskEventsArrived
 from app.tui.recorded import RecordedSource
-from tests.tui_helpers import SIZE, connected, wait_for
-from tests.tui_recording import (
+from tests.support.tui_helpers import SIZE, connected, wait_for
+from tests.support.tui_recording import (
     INFO,
     NOW,
     RECORDED_TASKS,
@@ -31,7 +31,7 @@ from widgets.header_bar import HeaderBar
 from widgets.rpc_log import RpcLog
 from widgets.task_detail import TaskDetail
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 ENGINE_MODULES = (
     "pydantic",

@@ -12,8 +12,8 @@ from textual.pilot import Pilot
 
 from app.tui.app import TaskscopeApp
 from app.tui.config import TuiConfig
-from tests.tui_helpers import SIZE, by_tool, connected, live_app, stdio_target, wait_for
-from tests.tui_recording import HISTORY_TASKS, history_app
+from tests.support.tui_helpers import SIZE, by_tool, connected, live_app, stdio_target, wait_for
+from tests.support.tui_recording import HISTORY_TASKS, history_app
 from widgets.arguments_form import ArgumentsForm
 from widgets.input_form import InputForm
 from widgets.time_bars import MARK_GLYPHS, STATUS_BAR_GLYPHS

@@ -6,7 +6,6 @@ import html
 import io
 import re
 from dataclasses import replace
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -18,48 +17,14 @@ from textual.widgets import DataTable, Static
 
 from app.engine.rpc.rpc_types import Frame
 from app.engine.tasks.events import NextPoll
-from app.engine.tasks.models import Task, TaskStatus
 from app.tui.state import TimelineEntry, Violation, WatchedTask, json_diff
+from tests.support.watched_tasks import NOW, watched
 from widgets.json_view import JsonView
 from widgets.rpc_log import RpcLog
 from widgets.task_detail import TaskDetail, TextPager, result_text
 from widgets.task_table import COLUMN_KEYS, TaskTable
 
-NOW = 1_800_000_100.0
 HOSTILE = "\x1b[31mred\x1b[0m [bold red]not markup[/] \u202egnp.exe\x1b]52;c;aGk=\x07 \x9b2J"
-
-
-def watched(
-    task_id: str,
-    status: TaskStatus = "working",
-    *,
-    message: str | None = None,
-    tool: str = "deploy",
-    **extra: Any,
-) -> WatchedTask:
-    raw: dict[str, Any] = {"taskId": task_id, "status": status}
-    if message is not None:
-        raw["statusMessage"] = message
-    task = Task(
-        task_id=task_id,
-        wire="extension",
-        status=status,
-        status_message=message,
-        created_at=datetime.fromtimestamp(NOW - 30, UTC),
-        ttl_ms=600_000,
-        tool_name=tool,
-        raw=raw,
-    )
-    fields: dict[str, Any] = {
-        "task_id": task_id,
-        "task": task,
-        "tool_name": tool,
-        "first_seen": NOW - 30,
-        "last_change": NOW - 5,
-        "last_event": NOW - 1,
-        **extra,
-    }
-    return WatchedTask(**fields)
 
 
 class TableHost(App[None]):
@@ -465,7 +430,7 @@ async def test_rpc_log_shows_hostile_text_literally() -> None:
 class StyledHost(App[None]):
     """All widgets under the shipped stylesheet, laid out the way the App will lay them out."""
 
-    CSS_PATH = Path(__file__).resolve().parent.parent / "styles" / "app.tcss"
+    CSS_PATH = Path(__file__).resolve().parents[2] / "styles" / "app.tcss"
 
     def compose(self) -> ComposeResult:
         yield Static("summary", id="summary")

@@ -13,7 +13,13 @@ from app.engine.rpc.rpc_types import RpcError
 from app.engine.tasks.contract import TasksCapabilities, TaskUnknown, VerbUnsupported
 from app.engine.tasks.factory import ExtensionAdapter, make_adapter
 from app.engine.tasks.models import InputKind, InputRequest, Task, TaskError
-from tests.adapter_helpers import Transport, demo_connection, poll_until, record_requests, terminal
+from tests.support.adapter_helpers import (
+    Transport,
+    demo_connection,
+    poll_until,
+    record_requests,
+    terminal,
+)
 
 
 def extension_demo(transport: Transport, *extra: str) -> AbstractAsyncContextManager[Connection]:

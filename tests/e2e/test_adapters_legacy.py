@@ -13,7 +13,13 @@ from app.engine.rpc.rpc_types import Frame, RpcError
 from app.engine.tasks.contract import TasksCapabilities, TaskUnknown, VerbUnsupported
 from app.engine.tasks.factory import LegacyAdapter, make_adapter
 from app.engine.tasks.models import RELATED_TASK_META, InputKind, InputRequest, TaskError
-from tests.adapter_helpers import Transport, demo_connection, poll_until, record_requests, terminal
+from tests.support.adapter_helpers import (
+    Transport,
+    demo_connection,
+    poll_until,
+    record_requests,
+    terminal,
+)
 
 
 def legacy_demo(transport: Transport, *extra: str) -> AbstractAsyncContextManager[Connection]:

@@ -13,12 +13,12 @@ from app.engine.rpc.targets import StdioTarget
 from app.engine.tasks.contract import VerbUnsupported
 from app.engine.tasks.factory import NoTasksAdapter, make_adapter
 from app.engine.tasks.models import InputKind, InputRequest
-from tests.demo_servers import REPO_ROOT
+from tests.support.demo_servers import REPO_ROOT
 
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])
 async def test_server_without_tasks_gets_the_no_tasks_adapter(era: str) -> None:
-    command = [sys.executable, "-m", "tests.servers.sdk_server", "--transport", "stdio"]
+    command = [sys.executable, "-m", "tests.support.servers.sdk_server", "--transport", "stdio"]
     target = StdioTarget(command=command, cwd=str(REPO_ROOT))
     async with Connection(target, era=era) as connection:  # type: ignore[arg-type]
         sent: list[str] = []
@@ -52,7 +52,7 @@ async def test_server_without_tasks_gets_the_no_tasks_adapter(era: str) -> None:
 
 async def test_questions_of_a_legacy_synchronous_call_go_through_the_broker() -> None:
     """The server asks with `elicitation/create` on the call's own stream."""
-    command = [sys.executable, "-m", "tests.servers.sdk_server", "--transport", "stdio"]
+    command = [sys.executable, "-m", "tests.support.servers.sdk_server", "--transport", "stdio"]
     target = StdioTarget(command=command, cwd=str(REPO_ROOT))
     async with Connection(target, era="legacy") as connection:
         adapter = make_adapter(connection)

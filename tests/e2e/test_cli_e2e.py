@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from tests.cli_helpers import clean_env, cli_command, run_cli
-from tests.demo_servers import REPO_ROOT, start_http_demo
+from tests.support.cli_helpers import clean_env, cli_command, run_cli
+from tests.support.demo_servers import REPO_ROOT, start_http_demo
 
 FAST = ("--speed", "20")
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.demo_servers import REPO_ROOT, start_http_demo
+from tests.support.demo_servers import REPO_ROOT, start_http_demo
 
 ADAPTER_MODULES = (
     "pydantic",

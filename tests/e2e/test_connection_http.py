@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,30 +16,23 @@ from app.engine.rpc.targets import HttpTarget
 from app.engine.rpc.tool_headers import ToolUnusable
 from app.engine.rpc.transports.base import TransportError
 from app.engine.safety.redact import REDACTED
-from tests.demo_servers import REPO_ROOT, free_port, start_http_demo, stop_process, wait_for_port
-
-
-def serve(module: str, *args: str) -> Iterator[str]:
-    port = free_port()
-    command = [sys.executable, "-m", module, "--port", str(port), *args]
-    process = subprocess.Popen(command, cwd=REPO_ROOT, stdin=subprocess.DEVNULL)
-    try:
-        wait_for_port(port, process=process)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_process(process)
+from tests.support.demo_servers import (
+    free_port,
+    serve,
+    start_http_demo,
+)
 
 
 @pytest.fixture(scope="module")
 def raw_server() -> Iterator[str]:
-    """The misbehaving raw Starlette server (tests/servers/raw_http.py)."""
-    yield from serve("tests.servers.raw_http")
+    """The misbehaving raw Starlette server (tests/support/servers/raw_http.py)."""
+    yield from serve("tests.support.servers.raw_http")
 
 
 @pytest.fixture(scope="module")
 def sdk_legacy_http() -> Iterator[str]:
     """An SDK server that only speaks 2025-11-25 (discover answers -32601 with HTTP 404)."""
-    for base in serve("tests.servers.sdk_server", "--transport", "http", "--legacy-only"):
+    for base in serve("tests.support.servers.sdk_server", "--transport", "http", "--legacy-only"):
         yield f"{base}/mcp"
 
 

@@ -11,13 +11,12 @@ from app.engine.rpc.connection import Connection
 from app.engine.rpc.rpc_types import Frame
 from app.engine.rpc.targets import HttpTarget
 from app.engine.rpc.transports.base import TransportError
-from tests.demo_servers import free_port
-from tests.test_connection_http import serve
+from tests.support.demo_servers import free_port, serve
 
 
 @pytest.fixture(scope="module")
 def sse_url() -> Iterator[str]:
-    for base in serve("tests.servers.sdk_server", "--transport", "sse"):
+    for base in serve("tests.support.servers.sdk_server", "--transport", "sse"):
         yield f"{base}/sse"
 
 

@@ -13,16 +13,17 @@ from app.engine.rpc.negotiate import META_CLIENT_CAPABILITIES, META_PROTOCOL_VER
 from app.engine.rpc.rpc_types import Frame, RpcError
 from app.engine.rpc.targets import StdioTarget, demo_target
 from app.engine.rpc.transports.base import TransportError
-from tests.demo_servers import REPO_ROOT
+from tests.support.demo_servers import REPO_ROOT
 
 HOSTILE = StdioTarget(
-    command=[sys.executable, "-m", "tests.servers.hostile_stdio"], cwd=str(REPO_ROOT)
+    command=[sys.executable, "-m", "tests.support.servers.hostile_stdio"], cwd=str(REPO_ROOT)
 )
 
 
 def sdk_server(*args: str) -> StdioTarget:
     return StdioTarget(
-        command=[sys.executable, "-m", "tests.servers.sdk_server", *args], cwd=str(REPO_ROOT)
+        command=[sys.executable, "-m", "tests.support.servers.sdk_server", *args],
+        cwd=str(REPO_ROOT),
     )
 
 

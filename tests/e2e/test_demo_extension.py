@@ -23,7 +23,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 from pydantic import TypeAdapter
 
-from tests.demo_servers import REPO_ROOT, start_http_demo, stdio_demo_command
+from tests.support.demo_servers import REPO_ROOT, start_http_demo, stdio_demo_command
 
 pytestmark = pytest.mark.timeout(60)
 

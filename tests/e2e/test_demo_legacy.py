@@ -28,7 +28,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 
 from app.demo.legacy_tasks import InvalidCursor, TaskStore
-from tests.demo_servers import REPO_ROOT, start_http_demo, stdio_demo_command
+from tests.support.demo_servers import REPO_ROOT, start_http_demo, stdio_demo_command
 
 RELATED = "io.modelcontextprotocol/related-task"
 ISO_MS_Z = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")

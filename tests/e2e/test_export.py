@@ -16,9 +16,9 @@ from app.engine.record.recording import Action, Entry, RecordedEvent
 from app.engine.record.replay import read_recording
 from app.engine.tasks.events import TaskEvent
 from app.engine.tasks.models import InputKind, InputRequest, Task
-from tests.demo_servers import REPO_ROOT
+from tests.support.demo_servers import REPO_ROOT
 
-GOLDEN = Path(__file__).resolve().parent / "golden"
+GOLDEN = Path(__file__).resolve().parents[1] / "support" / "golden"
 WIRES = ("extension", "legacy")
 
 

@@ -8,19 +8,14 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
-import subprocess
-import sys
-import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from app.demo.hostile_modes import DEEP_LEVELS, HUGE_MESSAGE_CHARS, RETRY_AFTER_S
 from app.engine.safety import deep_json
-from tests.demo_servers import REPO_ROOT, hostile_command, start_http_hostile
+from tests.support.demo_servers import start_http_hostile
+from tests.support.hostile_cli import Run, on_stdio, taskscope, watch_job
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -33,51 +28,6 @@ ANSWERS = [
         "response": {"action": "accept", "content": {"approve": True}},
     }
 ]
-
-
-@dataclass
-class Run:
-    """A finished CLI run."""
-
-    code: int
-    stdout: str
-    stderr: str
-    seconds: float
-
-    @property
-    def document(self) -> Any:
-        return deep_json.loads(self.stdout)
-
-    @property
-    def error(self) -> dict[str, Any]:
-        return dict(json.loads(self.stderr.strip().splitlines()[-1])["error"])
-
-    def lines(self, fragment: str) -> list[str]:
-        return [line for line in self.stderr.splitlines() if fragment in line]
-
-
-def taskscope(*args: str, timeout: float = 60) -> Run:
-    started = time.monotonic()
-    done = subprocess.run(
-        [sys.executable, "-m", "app.cli.main", *args],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        errors="strict",
-        cwd=REPO_ROOT,
-        timeout=timeout,
-    )
-    return Run(done.returncode, done.stdout, done.stderr, time.monotonic() - started)
-
-
-def on_stdio(wire: str, *modes: str) -> list[str]:
-    return ["--command", shlex.join(hostile_command(wire, *modes))]
-
-
-def watch_job(target: list[str], *extra: str, tool: str = "job") -> Run:
-    return taskscope(
-        "tools", "call", *target, "--tool-name", tool, "--task", "--task-watch", *extra
-    )
 
 
 def assert_terminal_safe(run: Run) -> None:

@@ -28,7 +28,7 @@ from app.engine.rpc.targets import HttpTarget, StdioTarget, Target
 from app.engine.safety import deep_json
 from app.engine.tasks.events import TaskEvent
 from app.engine.tasks.factory import make_adapter
-from tests.demo_servers import REPO_ROOT, hostile_command, start_http_hostile
+from tests.support.demo_servers import REPO_ROOT, hostile_command, start_http_hostile
 
 pytestmark = pytest.mark.timeout(60)
 

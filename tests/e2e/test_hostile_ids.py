@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from app.demo.hostile_modes import SURROGATE_ID
-from tests.demo_servers import start_http_hostile
-from tests.test_hostile_cli import Run, on_stdio, watch_job
+from tests.support.demo_servers import start_http_hostile
+from tests.support.hostile_cli import Run, on_stdio, watch_job
 
 pytestmark = pytest.mark.timeout(90)
 

@@ -26,9 +26,9 @@ from app.engine.tasks.models import ProtocolViolation, Task
 from app.engine.tasks.normalize import LONGEST_TTL_MS, Variants, task_from_payload
 from app.tui.app import TaskscopeApp
 from app.tui.live import LiveSource
-from tests.demo_servers import REPO_ROOT, hostile_command, start_http_hostile
-from tests.test_hostile_cli import on_stdio, taskscope, watch_job
-from tests.tui_helpers import SIZE, connected, only_task, wait_for
+from tests.support.demo_servers import REPO_ROOT, hostile_command, start_http_hostile
+from tests.support.hostile_cli import on_stdio, taskscope, watch_job
+from tests.support.tui_helpers import SIZE, connected, only_task, wait_for
 from widgets.arguments_form import CreateRequest
 
 pytestmark = pytest.mark.timeout(90)

@@ -23,8 +23,8 @@ from app.engine.rpc.connection import Connection
 from app.engine.rpc.targets import StdioTarget
 from app.engine.rpc.transports import stdio
 from app.engine.safety.limits import MAX_LINE_BYTES
-from tests.demo_servers import REPO_ROOT
-from tests.test_hostile_cli import on_stdio, watch_job
+from tests.support.demo_servers import SUPPORT_SERVERS
+from tests.support.hostile_cli import on_stdio, watch_job
 
 pytestmark = [
     pytest.mark.timeout(90),
@@ -100,7 +100,7 @@ def test_a_server_that_exits_leaving_a_child_is_noticed_and_the_child_ended(wire
 
 async def test_close_ends_a_server_that_ignores_stdin_and_sigterm_and_its_child() -> None:
     """Closing escalates to SIGKILL on the whole process group, each step bounded by its grace."""
-    command = [sys.executable, str(REPO_ROOT / "tests" / "servers" / "stubborn_stdio.py")]
+    command = [sys.executable, str(SUPPORT_SERVERS / "stubborn_stdio.py")]
     connection = Connection(StdioTarget(command), era="legacy")
     await connection.open()
     pids = await connection.request("test/pids")

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from app.demo.hostile_modes import HOSTILE_ID, HOSTILE_TEXT
-from tests.demo_servers import REPO_ROOT, hostile_command
+from tests.support.demo_servers import REPO_ROOT, hostile_command
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.skipif(sys.platform == "win32", reason="pty")]
 

@@ -18,7 +18,7 @@ from app.engine.rpc.connection import Connection
 from app.engine.rpc.targets import HttpTarget
 from app.engine.rpc.transports import http11
 from app.engine.rpc.transports.http11 import ConnectError, Http11Client, RemoteProtocolError
-from tests.demo_servers import free_port, start_http_demo
+from tests.support.demo_servers import free_port, start_http_demo
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.engine.safety.limits import MAX_BODY_BYTES, Limits, LimitsError, from_environment
-from tests.cli_helpers import clean_env, run_cli
+from tests.support.cli_helpers import clean_env, run_cli
 
 
 def test_the_defaults_hold_when_nothing_is_set() -> None:

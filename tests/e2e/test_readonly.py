@@ -18,8 +18,8 @@ from app.engine.rpc.guard import ReadOnlyRefused
 from app.tui.app import TaskscopeApp
 from app.tui.live import LiveSource
 from app.tui.source import SourceUnavailable
-from tests.demo_servers import REPO_ROOT, start_http_demo
-from tests.tui_helpers import SIZE, connected, http_target, only_task, wait_for
+from tests.support.demo_servers import REPO_ROOT, start_http_demo
+from tests.support.tui_helpers import SIZE, connected, http_target, only_task, wait_for
 from widgets.arguments_form import ArgumentsForm
 from widgets.confirm import ConfirmModal
 from widgets.header_bar import HeaderBar

@@ -15,7 +15,6 @@ import subprocess
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 
@@ -24,12 +23,14 @@ from app.engine.rpc.reconnect import LOST_WITH_OLD_SESSION, ConnectionEvent, Rec
 from app.engine.rpc.session import EngineSession
 from app.engine.rpc.targets import HttpTarget, StdioTarget, Target
 from app.engine.tasks.events import TaskEvent
-from tests.demo_servers import (
+from tests.support.demo_servers import (
     REPO_ROOT,
+    demo_children,
     free_port,
     http_demo_command,
     stdio_demo_command,
     stop_process,
+    until,
     wait_for_port,
 )
 
@@ -59,16 +60,6 @@ class Watch:
         return [event for event in self.events if event.kind == kind]
 
 
-async def until(predicate: Callable[[], object], timeout: float = 20.0) -> None:
-    """Wait (on the event loop) until `predicate()` is true."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for {predicate}")
-        await asyncio.sleep(0.05)
-
-
 async def watched(
     target: Target,
     policy: ReconnectPolicy,
@@ -95,23 +86,6 @@ async def watched(
         return watch
     finally:
         await session.close()
-
-
-def demo_children() -> list[int]:
-    """Process ids of this process's demo-server children."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            cmdline = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        parent = int(stat.rsplit(")", 1)[1].split()[1])
-        if parent == os.getpid() and b"app.demo" in cmdline:
-            found.append(int(entry.name))
-    return found
 
 
 def spawn_http_demo(wire: str, port: int) -> subprocess.Popen[bytes]:

@@ -13,8 +13,8 @@ import shlex
 import pytest
 
 from app.engine.rpc.reconnect import LOST_WITH_OLD_SESSION
-from tests.demo_servers import hostile_command, start_http_hostile
-from tests.test_hostile_cli import Run, taskscope, watch_job
+from tests.support.demo_servers import hostile_command, start_http_hostile
+from tests.support.hostile_cli import Run, taskscope, watch_job
 
 pytestmark = pytest.mark.timeout(90)
 

@@ -23,15 +23,15 @@ from app.tui.app import TaskscopeApp
 from app.tui.live import LiveSource
 from app.tui.replay import ReplaySource
 from app.tui.state import WatchedTask
-from tests.demo_servers import REPO_ROOT
-from tests.tui_helpers import SIZE, connected, only_task, stdio_target, wait_for
+from tests.support.demo_servers import REPO_ROOT
+from tests.support.tui_helpers import SIZE, connected, only_task, stdio_target, wait_for
 from widgets.arguments_form import CreateRequest
 from widgets.confirm import TextPrompt
 from widgets.header_bar import HeaderBar
 
 pytestmark = pytest.mark.timeout(90)
 
-GOLDEN = Path(__file__).resolve().parent / "golden"
+GOLDEN = Path(__file__).resolve().parents[1] / "support" / "golden"
 ANSWERS = {
     "Approve": {"action": "accept", "content": {"approve": True, "reason": "ship"}},
     "When": {"action": "accept", "content": {"window": "weekend"}},
@@ -154,7 +154,7 @@ def test_replay_of_a_fixed_recording_at_120x36(snap_compare: Any, utc: None) -> 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("replay", "tests/golden/deploy-release-legacy.md"), "no taskscope recording"),
+        (("replay", "tests/support/golden/deploy-release-legacy.md"), "no taskscope recording"),
         (("replay", "missing.ndjson"), "cannot read"),
         (("replay", "x.ndjson", "--speed", "0"), "above zero"),
         (("replay", "x.ndjson", "--speed", "2", "--instant"), "not allowed with"),

@@ -19,8 +19,8 @@ from app.engine.rpc.targets import url_target
 from app.engine.safety.redact import REDACTED
 from app.tui.app import TaskscopeApp
 from app.tui.live import LiveSource
-from tests.demo_servers import REPO_ROOT, free_port, start_http_demo
-from tests.tui_helpers import SIZE, connected, only_task, wait_for
+from tests.support.demo_servers import REPO_ROOT, free_port, start_http_demo
+from tests.support.tui_helpers import SIZE, connected, only_task, wait_for
 from widgets.arguments_form import CreateRequest
 from widgets.rpc_log import RpcLog
 

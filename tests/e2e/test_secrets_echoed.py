@@ -1,5 +1,5 @@
-"""A server that echoes the client's credentials (tests/servers/echo_secrets.py) never gets them
-shown or kept: not on stdout, stderr, in a `--record` or `--trace-frames` file, an export, the
+"""A server that echoes the client's credentials (tests/support/servers/echo_secrets.py) never gets
+them shown or kept: not on stdout, stderr, in a `--record` or `--trace-frames` file, an export, the
 known-tasks file, nor in anything the TUI's source hands the App (tools, events, errors, toasts).
 
 Each case of issue 11's "Leaks" runs against the real server on 127.0.0.1, through the CLI as a
@@ -38,10 +38,9 @@ from app.engine.tasks.models import InputKind, InputRequest
 from app.tui.app import TaskscopeApp, describe
 from app.tui.known_tasks import KnownTasks
 from app.tui.live import LiveSource, Shown
-from tests.cli_helpers import Run, clean_env, run_cli
-from tests.demo_servers import free_port
-from tests.test_connection_http import serve
-from tests.tui_helpers import SIZE, by_tool, connected, wait_for
+from tests.support.cli_helpers import Run, clean_env, run_cli
+from tests.support.demo_servers import free_port, serve
+from tests.support.tui_helpers import SIZE, by_tool, connected, wait_for
 from widgets.arguments_form import CreateRequest
 
 pytestmark = pytest.mark.timeout(120)
@@ -63,7 +62,7 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
     """The echoing server's base URL (its endpoint is `/mcp`, what it received `/seen`)."""
-    yield from serve("tests.servers.echo_secrets")
+    yield from serve("tests.support.servers.echo_secrets")
 
 
 def with_password(base: str) -> str:

@@ -13,8 +13,7 @@ from app.engine.rpc.reconnect import ConnectionEvent, ReconnectPolicy
 from app.engine.rpc.session import EngineSession, WireMismatch
 from app.engine.rpc.targets import StdioTarget
 from app.engine.tasks.contract import TaskUnknown
-from tests.demo_servers import REPO_ROOT, stdio_demo_command
-from tests.test_reconnect import demo_children, until
+from tests.support.demo_servers import REPO_ROOT, demo_children, stdio_demo_command, until
 
 pytestmark = pytest.mark.timeout(60)
 

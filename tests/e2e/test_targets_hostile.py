@@ -25,8 +25,8 @@ from app.engine.rpc.targets import (
     without_userinfo,
 )
 from app.engine.safety.redact import REDACTED, Redactor
-from tests.cli_helpers import clean_env, run_cli
-from tests.demo_servers import free_port
+from tests.support.cli_helpers import clean_env, run_cli
+from tests.support.demo_servers import free_port
 
 REFUSED = [
     "Host",

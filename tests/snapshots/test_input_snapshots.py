@@ -10,8 +10,8 @@ from textual.widgets import TextArea
 
 from app.demo.catalog import PROVISION_SCHEMA
 from app.engine.forms.schema_form import parse_schema
-from tests.input_host import INPUT_SIZES, FakeSubmit, InputHost, form_request
-from tests.test_input_modals import sampling_request, url_request
+from tests.support.input_host import INPUT_SIZES, FakeSubmit, InputHost, form_request
+from tests.support.input_host import sampling_request, url_request
 from widgets.input_form import InputForm
 from widgets.input_sampling import InputSampling
 from widgets.input_url import InputUrl

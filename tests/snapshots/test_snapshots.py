@@ -2,7 +2,7 @@
 
 Sizes 120x36 and 80x24: the list with every status, the detail pane, the create form and the RPC
 log; the time view at 80x24, 120x36 and 200x50 on a recording of task lives. Update with
-`pytest tests/test_snapshots.py --snapshot-update` and look at every SVG.
+`pytest tests/snapshots/test_snapshots.py --snapshot-update` and look at every SVG.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import pytest
 from textual.pilot import Pilot
 
 from app.tui.app import TaskscopeApp
-from tests.tui_helpers import wait_for
-from tests.tui_recording import HISTORY_TASKS, RECORDED_TASKS, history_app, recorded_app
+from tests.support.tui_helpers import wait_for
+from tests.support.tui_recording import HISTORY_TASKS, RECORDED_TASKS, history_app, recorded_app
 from widgets.arguments_form import ArgumentsForm
 from widgets.frame_exchange import ExchangeScreen
 from widgets.tool_picker import ToolPicker

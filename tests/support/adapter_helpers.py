@@ -12,7 +12,7 @@ from app.engine.rpc.rpc_types import Frame
 from app.engine.rpc.targets import HttpTarget, StdioTarget
 from app.engine.tasks.contract import TasksAdapter
 from app.engine.tasks.models import Task
-from tests.demo_servers import start_http_demo, stdio_demo_command
+from tests.support.demo_servers import start_http_demo, stdio_demo_command
 
 
 async def poll_until(

@@ -9,19 +9,23 @@ temporary file and is shown when start-up fails, so a crash is never silent.
 
 from __future__ import annotations
 
+import asyncio
+import os
 import socket
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
 Wire = Literal["legacy", "extension"]
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SUPPORT_SERVERS = Path(__file__).resolve().parent / "servers"
+"""The misbehaving test servers, run as scripts by path or as `tests.support.servers.*` modules."""
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -152,3 +156,41 @@ def start_http_server(
             yield f"http://127.0.0.1:{port}{path}", process
         finally:
             stop_process(process)
+
+
+def serve(module: str, *args: str) -> Iterator[str]:
+    port = free_port()
+    command = [sys.executable, "-m", module, "--port", str(port), *args]
+    process = subprocess.Popen(command, cwd=REPO_ROOT, stdin=subprocess.DEVNULL)
+    try:
+        wait_for_port(port, process=process)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_process(process)
+
+
+async def until(predicate: Callable[[], object], timeout: float = 20.0) -> None:
+    """Wait (on the event loop) until `predicate()` is true."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for {predicate}")
+        await asyncio.sleep(0.05)
+
+
+def demo_children() -> list[int]:
+    """Process ids of this process's demo-server children."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        parent = int(stat.rsplit(")", 1)[1].split()[1])
+        if parent == os.getpid() and b"app.demo" in cmdline:
+            found.append(int(entry.name))
+    return found

@@ -57,3 +57,37 @@ def form_request(
         task_id="t-1",
         message=message,
     )
+
+
+PUNYCODE_URL = "https://xn--bcher-kva.example/authorize?state=1"
+
+
+def url_request(url: str = PUNYCODE_URL) -> InputRequest:
+    message = "Sign in to the book shop to continue."
+    return InputRequest(
+        key="7",
+        kind=InputKind.URL,
+        method="elicitation/create",
+        params={"mode": "url", "message": message, "url": url, "elicitationId": "e-1"},
+        wire="legacy",
+        task_id="t-9",
+        message=message,
+    )
+
+
+def sampling_request() -> InputRequest:
+    return InputRequest(
+        key="capital",
+        kind=InputKind.SAMPLING,
+        method="sampling/createMessage",
+        params={
+            "messages": [
+                {"role": "user", "content": {"type": "text", "text": "Capital of France?"}}
+            ],
+            "systemPrompt": "Answer in one word.",
+            "maxTokens": 100,
+            "temperature": 0.2,
+        },
+        wire="extension",
+        task_id="t-3",
+    )

@@ -1,7 +1,7 @@
 """Write docs/screenshot.svg: the App on the legacy demo server with a few tasks in flight.
 
-Run `python -m tests.make_screenshot` from the repository root; the data directory is a temporary
-one, so no remembered tasks leak in.
+Run `python -m tests.support.make_screenshot` from the repository root; the data directory is
+a temporary one, so no remembered tasks leak in.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from pathlib import Path
 from app.engine.rpc.targets import StdioTarget
 from app.tui.app import TaskscopeApp
 from app.tui.live import LiveSource
-from tests.demo_servers import REPO_ROOT, stdio_demo_command
-from tests.tui_helpers import SIZE, wait_for
+from tests.support.demo_servers import REPO_ROOT, stdio_demo_command
+from tests.support.tui_helpers import SIZE, wait_for
 from widgets.arguments_form import CreateRequest
 
 OUTPUT = REPO_ROOT / "docs" / "screenshot.svg"

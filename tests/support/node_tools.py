@@ -13,7 +13,7 @@ Everything is installed once, with pinned versions, into a cache folder outside 
   `node_command()` (never through `node_modules/.bin`, whose `#!/usr/bin/env node` would pick
   whatever Node is first on PATH).
 - `node_command(script, ...)` — `[node, --require bind-localhost.cjs, script, ...]`: every server
-  the script starts listens on 127.0.0.1 only (tests/node/bind-localhost.cjs).
+  the script starts listens on 127.0.0.1 only (tests/support/node/bind-localhost.cjs).
 
 A finished install leaves a marker file; later calls only check it. Installs run under an exclusive
 `fcntl` lock on `<cache>/.install.lock`, so pytest processes installing at the same time wait for

@@ -2,8 +2,8 @@
 
 The servers the interop suite runs are built on other SDK generations (`mcp` 1.x, FastMCP 2 and
 4) than taskscope's own `mcp`, so each gets a virtualenv of its own in the test cache (the
-folder `tests.node_tools.cache_dir()` names, under `venvs/`), made once, under the same install
-lock and with the same marker file as the Node installs.
+folder `tests.support.node_tools.cache_dir()` names, under `venvs/`), made once, under the
+same install lock and with the same marker file as the Node installs.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from tests.node_tools import (
+from tests.support.node_tools import (
     PIP_TIMEOUT_S,
     _read_marker,
     _run_quietly,

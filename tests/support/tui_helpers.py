@@ -12,7 +12,7 @@ from app.engine.rpc.targets import HttpTarget, StdioTarget, Target
 from app.tui.app import TaskscopeApp
 from app.tui.live import LiveSource
 from app.tui.state import WatchedTask
-from tests.demo_servers import Wire, stdio_demo_command
+from tests.support.demo_servers import Wire, stdio_demo_command
 
 SPEED = "20"
 SIZE = (120, 36)

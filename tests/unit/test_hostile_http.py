@@ -30,8 +30,8 @@ from app.engine.rpc.transports.http_client import environment_proxy, make_http_c
 from app.engine.rpc.transports.http_framing import ContentDecoder, FramingError
 from app.engine.rpc.transports.sse_decoder import EventTooLarge, SseDecoder
 from app.engine.safety.limits import MAX_BODY_BYTES, MAX_EVENT_CHARS
-from tests.demo_servers import free_port
-from tests.servers.hostile_http import (
+from tests.support.demo_servers import free_port
+from tests.support.servers.hostile_http import (
     INITIALIZE_RESULT,
     RawHttpServer,
     RawRequest,

@@ -16,7 +16,7 @@ from typing import Any
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ("app", "widgets")
 """The packages the wheel ships; their imports are what a user's install must satisfy."""
 

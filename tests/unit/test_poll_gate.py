@@ -10,7 +10,7 @@ from itertools import pairwise
 from app.engine.polling.clock import LoopClock, run_in_virtual_time
 from app.engine.polling.gate import DEFAULT_CAP, HEADROOM, WINDOW_S, PollGate
 from app.engine.polling.poller import Poller
-from tests.test_poller import FakeAdapter, Recorder, make_task
+from tests.support.fake_adapter import FakeAdapter, Recorder, make_task
 
 
 async def _hold(gate: PollGate, admitted: list[int], index: int, rtt: float) -> None:

@@ -1,7 +1,7 @@
 // bind-localhost.cjs: every TCP server of this Node process listens on 127.0.0.1 only.
 //
-//   node --require tests/node/bind-localhost.cjs script.js
-//   NODE_OPTIONS="--require /abs/path/tests/node/bind-localhost.cjs" node script.js
+//   node --require tests/support/node/bind-localhost.cjs script.js
+//   NODE_OPTIONS="--require /abs/path/tests/support/node/bind-localhost.cjs" node script.js
 //
 // The conformance harness's mock servers call listen(0) with no host, i.e. on every interface;
 // the tests must never listen beyond loopback. Every form of net.Server#listen (port, options,

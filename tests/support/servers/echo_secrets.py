@@ -8,7 +8,7 @@ message and data (`fail`), a task's status message and result (`echo` as a task)
 id (`echo-id`);
 `tasks/list` lists the tasks created with the same `Authorization`. `/seen` lists the credentials
 received.
-Run: python -m tests.servers.echo_secrets --port N
+Run: python -m tests.support.servers.echo_secrets --port N
 """
 
 from __future__ import annotations

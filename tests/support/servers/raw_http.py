@@ -9,7 +9,7 @@ Paths pick the server's personality:
 - `/modern`: a modern server whose first `server/discover` fails with -32022 naming another version.
 Both offer `test/*` methods: echo the request headers, rate-limit with Retry-After, JSON-RPC
 errors in HTTP 400 bodies, and an SSE answer that first asks the client a question.
-Run: python -m tests.servers.raw_http --port N
+Run: python -m tests.support.servers.raw_http --port N
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Dual-era by default (answers `server/discover` and `initialize`); `--legacy-only` makes it a
 2025-11-25-only server the way real legacy servers behave, so era negotiation has to fall back.
-Run: python -m tests.servers.sdk_server --transport stdio|http [--port N] [--legacy-only]
+Run: python -m tests.support.servers.sdk_server --transport stdio|http [--port N] [--legacy-only]
 """
 
 from __future__ import annotations
