@@ -19,7 +19,7 @@ fmt:
 	$(PY) -m ruff check --fix .
 
 snapshots-update:
-	$(PY) -m pytest -q tests/test_snapshots.py --snapshot-update
+	$(PY) -m pytest -q tests/snapshots/test_snapshots.py --snapshot-update
 
 bench:
 	$(PY) -m bench

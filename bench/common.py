@@ -22,7 +22,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from tests.demo_servers import (  # noqa: E402  (the repo root must be importable first)
+from tests.support.demo_servers import (  # noqa: E402  (the repo root must be importable first)
     free_port,
     http_demo_command,
     start_http_demo,

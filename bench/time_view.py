@@ -27,7 +27,7 @@ from app.tui.recorded import RecordedSource
 from app.view.source import SourceInfo
 from bench.app_probe import FrameMeter, key_latency
 from bench.common import Figure, Report, cpu_seconds, percentile
-from tests.tui_recording import INFO
+from tests.support.tui_recording import INFO
 from widgets.time_view import TimeView
 
 CPU_RATIO_TARGET = 1.2

@@ -8,9 +8,9 @@ always with the default era (no `--era`): the point is that the default connect 
 both protocol revisions. It never sends HTTP itself.
 
 The URL is passed as the harness prints it (`http://localhost:PORT…`), as a user would. The mock
-servers listen on 127.0.0.1 only (tests/node/bind-localhost.cjs); where `localhost` also resolves
-to ::1, taskscope's asyncio connect tries every address in turn, so it still reaches 127.0.0.1,
-and no rewrite of the URL is needed.
+servers listen on 127.0.0.1 only (tests/support/node/bind-localhost.cjs); where `localhost` also
+resolves to ::1, taskscope's asyncio connect tries every address in turn, so it still reaches
+127.0.0.1, and no rewrite of the URL is needed.
 
 Exit code: 0 when every step that should succeed did (and every step that should be refused
 was), 1 otherwise, 2 for a scenario this driver does not handle (the auth scenarios: OAuth is a

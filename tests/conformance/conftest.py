@@ -2,7 +2,7 @@
 
 Run them alone with `python -m pytest -m conformance` (or `tests/conformance`); leave them out with
 `-m "not conformance"`. The first run installs Node and the suite into the test cache
-(tests/node_tools.py; about half a minute), later runs reuse it.
+(tests/support/node_tools.py; about half a minute), later runs reuse it.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """Running the MCP conformance suite (`@modelcontextprotocol/conformance`) from the tests.
 
-The suite's CLI runs on the pinned Node of tests/node_tools.py with tests/node/bind-localhost.cjs
-preloaded, so every mock server it starts listens on 127.0.0.1 only. Results are read from the
-`checks.json` files it writes under `-o DIR` (one folder per scenario run).
+The suite's CLI runs on the pinned Node of tests/support/node_tools.py with
+tests/support/node/bind-localhost.cjs preloaded, so every mock server it starts listens on 127.0.0.1
+only. Results are read from the `checks.json` files it writes under `-o DIR` (one folder per
+scenario run).
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.demo_servers import REPO_ROOT, stop_process
-from tests.node_tools import node_command, package_bin
+from tests.support.demo_servers import REPO_ROOT, stop_process
+from tests.support.node_tools import node_command, package_bin
 
 CONFORMANCE_PACKAGE = "@modelcontextprotocol/conformance@0.2.0-alpha.12"
 """The one pin of the conformance suite (name@exact-version)."""

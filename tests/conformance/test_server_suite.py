@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from tests.conformance.harness import read_runs, report, run_bounded
-from tests.demo_servers import REPO_ROOT, start_http_demo
+from tests.support.demo_servers import REPO_ROOT, start_http_demo
 
 pytestmark = [pytest.mark.conformance, pytest.mark.slow]
 

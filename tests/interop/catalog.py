@@ -1,10 +1,11 @@
 """The independent servers of the interop suite: what each is, how to install and start it, and
 which of its tools exercise which capability.
 
-Each server is installed by pinned version (npm into the test cache through `tests.node_tools`,
-PyPI into its own virtualenv through `tests.python_tools`) the first time a test asks for it, and
-listens on 127.0.0.1 only (Node servers through the bind-localhost preload, the Python ones are
-told so). The README's "Works with" table is this catalogue in words.
+Each server is installed by pinned version (npm into the test cache through
+`tests.support.node_tools`, PyPI into its own virtualenv through `tests.support.python_tools`) the
+first time a test asks for it, and listens on 127.0.0.1 only (Node servers through the
+bind-localhost preload, the Python ones are told so). The README's "Works with" table is this
+catalogue in words.
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from tests.demo_servers import free_port, start_http_server
-from tests.node_tools import node_command, node_env, npm_install
-from tests.python_tools import venv_python
+from tests.support.demo_servers import free_port, start_http_server
+from tests.support.node_tools import node_command, node_env, npm_install
+from tests.support.python_tools import venv_python
 
 SERVER_SCRIPTS = Path(__file__).resolve().parent / "servers"
 START_TIMEOUT_S = 60.0

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from tests.cli_helpers import Run, run_cli
 from tests.interop.catalog import (
     BY_NAME,
     SERVERS,
@@ -20,6 +19,7 @@ from tests.interop.catalog import (
     cases,
     target_flags,
 )
+from tests.support.cli_helpers import Run, run_cli
 
 WATCH_TIMEOUT_S = 120
 ALL = [(server, transport) for server in SERVERS for transport in server.transports]
@@ -196,7 +196,7 @@ def test_extension_tasks_are_cancelled_and_read_from_any_connection(
 def test_a_question_on_the_call_stream_is_prompted_once(server_url: Any) -> None:
     """The TypeScript SDK example asks on the `tools/call` stream and returns the task while the
     question is still open; watching the task must not ask it a second time."""
-    from tests.test_cli_pty import interactive_cli
+    from tests.support.cli_helpers import interactive_cli
 
     server, call = BY_NAME["ts-sdk-simpleStreamableHttp"], Call("collect-user-info-task", {})
     target = reach((server, "http"), server_url)

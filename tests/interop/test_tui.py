@@ -11,7 +11,7 @@ from textual.pilot import Pilot
 from app.engine.rpc.targets import HttpTarget, StdioTarget, Target
 from app.tui.app import TaskscopeApp
 from tests.interop.catalog import Call, Server, Transport, case_id, cases
-from tests.tui_helpers import SIZE, connected, live_app, only_task, wait_for
+from tests.support.tui_helpers import SIZE, connected, live_app, only_task, wait_for
 from widgets.arguments_form import CreateRequest
 from widgets.confirm import ConfirmModal
 from widgets.input_form import InputForm

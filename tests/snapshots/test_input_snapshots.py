@@ -1,0 +1,44 @@
+"""SVG snapshots of the input modals at 120x36 and 80x24: the full form, URL consent, sampling."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import TextArea
+
+from app.demo.catalog import PROVISION_SCHEMA
+from app.engine.forms.schema_form import parse_schema
+from tests.support.input_host import INPUT_SIZES, FakeSubmit, InputHost, form_request
+from tests.support.input_host import sampling_request, url_request
+from widgets.input_form import InputForm
+from widgets.input_sampling import InputSampling
+from widgets.input_url import InputUrl
+
+
+async def settle(pilot: Pilot[None]) -> None:
+    """Stop text-area cursors blinking and let the modal finish its layout."""
+    for area in pilot.app.screen.query(TextArea):
+        area.cursor_blink = False
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("size", INPUT_SIZES, ids=lambda size: f"{size[0]}x{size[1]}")
+def test_form_with_every_field_type(snap_compare: Any, size: tuple[int, int]) -> None:
+    request = form_request(PROVISION_SCHEMA)
+    spec = parse_schema(PROVISION_SCHEMA)
+    app = InputHost(lambda: InputForm(request, spec, FakeSubmit(), server="demo-extension"))
+    assert snap_compare(app, terminal_size=size, run_before=settle)
+
+
+@pytest.mark.parametrize("size", INPUT_SIZES, ids=lambda size: f"{size[0]}x{size[1]}")
+def test_url_consent(snap_compare: Any, size: tuple[int, int]) -> None:
+    app = InputHost(lambda: InputUrl(url_request(), FakeSubmit(), server="shop", opener=print))
+    assert snap_compare(app, terminal_size=size, run_before=settle)
+
+
+@pytest.mark.parametrize("size", INPUT_SIZES, ids=lambda size: f"{size[0]}x{size[1]}")
+def test_sampling_request(snap_compare: Any, size: tuple[int, int]) -> None:
+    app = InputHost(lambda: InputSampling(sampling_request(), FakeSubmit(), server="demo"))
+    assert snap_compare(app, terminal_size=size, run_before=settle)

@@ -1,0 +1,196 @@
+"""Start the built-in demo servers (either wire) as real subprocesses for tests.
+
+`start_http_demo("legacy", "--speed", "20")` runs `python -m app.demo` over Streamable HTTP on a
+free port and yields its URL once the port accepts connections; `stdio_demo_command(...)` is the
+command line a stdio client spawns. `hostile_command` / `start_http_hostile` do the same for the
+hostile server (`app.demo.hostile`) with its misbehaviour modes. The server's stderr goes to a
+temporary file and is shown when start-up fails, so a crash is never silent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Literal
+
+Wire = Literal["legacy", "extension"]
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SUPPORT_SERVERS = Path(__file__).resolve().parent / "servers"
+"""The misbehaving test servers, run as scripts by path or as `tests.support.servers.*` modules."""
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port nobody listens on right now (the OS picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for_port(
+    port: int,
+    host: str = "127.0.0.1",
+    timeout: float = 20.0,
+    process: subprocess.Popen[bytes] | None = None,
+) -> None:
+    """Block until `host:port` accepts a connection; fail early if `process` exits first."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"server exited with code {process.returncode} before listening")
+        try:
+            with socket.create_connection((host, port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise TimeoutError(f"nothing listened on {host}:{port} within {timeout} s")
+
+
+def stdio_demo_command(wire: Wire, *extra_args: str) -> list[str]:
+    """The command line of a demo server of `wire` speaking over stdio."""
+    return [sys.executable, "-m", "app.demo", "--wire", wire, "--transport", "stdio", *extra_args]
+
+
+def http_demo_command(wire: Wire, port: int, *extra_args: str) -> list[str]:
+    """The command line of a demo server of `wire` on Streamable HTTP at 127.0.0.1:`port`."""
+    return [
+        sys.executable,
+        "-m",
+        "app.demo",
+        "--wire",
+        wire,
+        "--transport",
+        "http",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        *extra_args,
+    ]
+
+
+def stop_process(process: subprocess.Popen[bytes], grace: float = 5.0) -> None:
+    """Terminate `process`, killing it if it does not exit within `grace` seconds."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=grace)
+
+
+def hostile_command(wire: Wire, *modes: str, extra_args: Sequence[str] = ()) -> list[str]:
+    """The command line of the hostile server (`app.demo.hostile`) over stdio with `modes` on."""
+    flags = [part for mode in modes for part in ("--mode", mode)]
+    return [sys.executable, "-m", "app.demo.hostile", "--wire", wire, *flags, *extra_args]
+
+
+def http_hostile_command(
+    wire: Wire, port: int, *modes: str, extra_args: Sequence[str] = ()
+) -> list[str]:
+    """The hostile server's command line on HTTP at 127.0.0.1:`port`."""
+    transport = ["--transport", "http", "--host", "127.0.0.1", "--port", str(port)]
+    return [*hostile_command(wire, *modes, extra_args=extra_args), *transport]
+
+
+@contextmanager
+def start_http_hostile(
+    wire: Wire, *modes: str, extra_args: Sequence[str] = (), timeout: float = 20.0
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """Run the hostile server over HTTP on a free port; yield `(url, process)`, then stop it."""
+    port = free_port()
+    command = http_hostile_command(wire, port, *modes, extra_args=extra_args)
+    with start_http_server(command, port, "hostile", timeout) as running:
+        yield running
+
+
+@contextmanager
+def start_http_demo(
+    wire: Wire, *extra_args: str, timeout: float = 20.0
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """Run a `wire` demo server over HTTP on a free port; yield `(url, process)`, then stop it."""
+    port = free_port()
+    with start_http_server(
+        http_demo_command(wire, port, *extra_args), port, wire, timeout
+    ) as running:
+        yield running
+
+
+@contextmanager
+def start_http_server(
+    command: list[str],
+    port: int,
+    name: str,
+    timeout: float,
+    *,
+    env: Mapping[str, str] | None = None,
+    path: str = "/mcp",
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """Start `command`, wait until it listens on `port`, yield `(url, process)`, then stop it."""
+    with tempfile.TemporaryFile() as stderr:
+        process = subprocess.Popen(
+            command,
+            cwd=REPO_ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            env=None if env is None else dict(env),
+        )
+        try:
+            try:
+                wait_for_port(port, timeout=timeout, process=process)
+            except (RuntimeError, TimeoutError) as error:
+                stop_process(process)
+                stderr.seek(0)
+                log = stderr.read().decode(errors="replace")[-4000:]
+                raise RuntimeError(f"{name} server did not start: {error}\n{log}") from error
+            yield f"http://127.0.0.1:{port}{path}", process
+        finally:
+            stop_process(process)
+
+
+def serve(module: str, *args: str) -> Iterator[str]:
+    port = free_port()
+    command = [sys.executable, "-m", module, "--port", str(port), *args]
+    process = subprocess.Popen(command, cwd=REPO_ROOT, stdin=subprocess.DEVNULL)
+    try:
+        wait_for_port(port, process=process)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_process(process)
+
+
+async def until(predicate: Callable[[], object], timeout: float = 20.0) -> None:
+    """Wait (on the event loop) until `predicate()` is true."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for {predicate}")
+        await asyncio.sleep(0.05)
+
+
+def demo_children() -> list[int]:
+    """Process ids of this process's demo-server children."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        parent = int(stat.rsplit(")", 1)[1].split()[1])
+        if parent == os.getpid() and b"app.demo" in cmdline:
+            found.append(int(entry.name))
+    return found

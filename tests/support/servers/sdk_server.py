@@ -1,0 +1,84 @@
+"""A small MCP server built on the official SDK, for the connection tests.
+
+Dual-era by default (answers `server/discover` and `initialize`); `--legacy-only` makes it a
+2025-11-25-only server the way real legacy servers behave, so era negotiation has to fall back.
+Run: python -m tests.support.servers.sdk_server --transport stdio|http [--port N] [--legacy-only]
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import anyio
+import uvicorn
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.runner import serve_loop
+from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
+from mcp_types import RequestParams
+from pydantic import BaseModel
+
+
+class Name(BaseModel):
+    name: str
+
+
+def build_server(*, legacy_only: bool) -> MCPServer[Any]:
+    server: MCPServer[Any] = MCPServer(
+        "conn-test", version="0.1.0", instructions="connection test server"
+    )
+
+    @server.tool(description="Echo the text back")
+    def echo(text: str) -> str:
+        return text
+
+    @server.tool(description="Ask the client for a name (legacy: elicitation/create on the call)")
+    async def ask(ctx: Context) -> str:
+        answer = await ctx.elicit("Please enter your name.", Name)
+        if answer.action == "accept" and answer.data is not None:
+            return f"Hello, {answer.data.name}!"
+        return f"no name ({answer.action})"
+
+    if legacy_only:
+
+        async def discover_not_found(ctx: Any, params: RequestParams) -> dict[str, Any]:
+            raise MCPError(-32601, "Method not found")
+
+        server._lowlevel_server.add_request_handler(
+            "server/discover", RequestParams, discover_not_found
+        )
+    return server
+
+
+async def serve_legacy_stdio(server: MCPServer[Any]) -> None:
+    lowlevel = server._lowlevel_server
+    async with lowlevel.lifespan(lowlevel) as state, stdio_server() as (read, write):
+        await serve_loop(
+            lowlevel,
+            read,
+            write,
+            lifespan_state=state,
+            init_options=lowlevel.create_initialization_options(),
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--transport", choices=["stdio", "http", "sse"], default="stdio")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--legacy-only", action="store_true")
+    args = parser.parse_args()
+    server = build_server(legacy_only=args.legacy_only)
+    if args.transport == "stdio":
+        if args.legacy_only:
+            anyio.run(serve_legacy_stdio, server)
+        else:
+            server.run("stdio")
+        return
+    app = server.streamable_http_app() if args.transport == "http" else server.sse_app()
+    uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+"""Shared helpers for the TUI tests: start the App on a demo server and wait for its state."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from textual.pilot import Pilot
+
+from app.engine.rpc.targets import HttpTarget, StdioTarget, Target
+from app.tui.app import TaskscopeApp
+from app.tui.live import LiveSource
+from app.view.state import WatchedTask
+from tests.support.demo_servers import Wire, stdio_demo_command
+
+SPEED = "20"
+SIZE = (120, 36)
+
+
+def stdio_target(wire: Wire, *extra: str) -> Target:
+    """A demo server of `wire` over stdio, fast (`--speed 20`)."""
+    return StdioTarget(stdio_demo_command(wire, "--speed", SPEED, *extra))
+
+
+def http_target(url: str) -> Target:
+    return HttpTarget(url)
+
+
+def live_app(target: Target, **kwargs: Any) -> TaskscopeApp:
+    """The App on a live source for `target` (known tasks live in TASKSCOPE_DATA_DIR)."""
+    return TaskscopeApp(LiveSource(target), **kwargs)
+
+
+async def wait_for(
+    pilot: Pilot[Any], predicate: Callable[[], object], timeout: float = 15.0, step: float = 0.05
+) -> None:
+    """Pause the pilot until `predicate()` is true; fail after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {predicate}")
+        await pilot.pause(step)
+
+
+async def connected(pilot: Pilot[Any]) -> TaskscopeApp:
+    """Wait until the App's source is connected; returns the App."""
+    app = pilot.app
+    assert isinstance(app, TaskscopeApp)
+    await wait_for(pilot, lambda: app.info is not None or app.failed, timeout=20)
+    assert app.info is not None, app.problem
+    return app
+
+
+def only_task(app: TaskscopeApp) -> WatchedTask:
+    """The single watched task."""
+    tasks = list(app.tasks.tasks.values())
+    assert len(tasks) == 1, [task.task_id for task in tasks]
+    return tasks[0]
+
+
+def by_tool(app: TaskscopeApp, tool: str) -> WatchedTask:
+    """The watched task created by `tool` (exactly one)."""
+    found = [task for task in app.tasks.tasks.values() if task.tool_name == tool]
+    assert len(found) == 1, [task.task_id for task in found]
+    return found[0]
