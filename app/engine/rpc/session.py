@@ -1,10 +1,10 @@
 """One engine session, shared by the CLI and the TUI: connect, resolve and assert the tasks wire,
-guard the adapter, hook the recorder, and reconnect when the connection is lost.
+gate the adapter, hook the recorder, and reconnect when the connection is lost.
 
-The session hands out one adapter (`adapter`: the read-only/journal guard around a
-`SessionAdapter`) that stays valid across reconnects, so a poller built on it keeps watching. It is
-built the first time a verb asks for it: `capabilities` and plain `request`s never load the wire
-adapters (nor pydantic), which keeps `tasks capabilities` and `tools list` quick to start.
+The session hands out one adapter (`adapter`: a `SessionAdapter`, which also gates read-only mode
+and journals actions) that stays valid across reconnects, so a poller built on it keeps watching.
+It is built the first time a verb asks for it: `capabilities` and plain `request`s never load the
+wire adapters (nor pydantic), which keeps `tasks capabilities` and `tools list` quick to start.
 Connection events ("lost", "reconnecting", "reconnected", "gave_up") go to connection listeners;
 the faces show them (TUI header, a stderr line).
 """
@@ -27,7 +27,6 @@ from app.engine.tasks.wire import resolve_capabilities
 
 if TYPE_CHECKING:
     from app.engine.record.recorder import Recorder
-    from app.engine.rpc.guard import GuardedAdapter
     from app.engine.rpc.negotiate import EraPreference
     from app.engine.rpc.rpc_types import FrameListener, ServerInfo
     from app.engine.rpc.session_adapter import SessionAdapter
@@ -56,7 +55,7 @@ class WireMismatch(Exception):
 
 
 class EngineSession:
-    """A connection to one target that reconnects by `policy`, with a guarded, stable adapter."""
+    """A connection to one target that reconnects by `policy`, with a gated, stable adapter."""
 
     def __init__(
         self,
@@ -93,7 +92,6 @@ class EngineSession:
         self._connection: Connection | None = None
         self._wire_adapter: WireAdapter | None = None
         self._adapter: SessionAdapter | None = None
-        self._guarded: GuardedAdapter | None = None
         self._info: ServerInfo | None = None
         self._capabilities: TasksCapabilities | None = None
         self._generation = 0
@@ -170,12 +168,12 @@ class EngineSession:
         return self._info
 
     @property
-    def adapter(self) -> GuardedAdapter:
-        """The guarded adapter every verb goes through; valid across reconnects. Built (with the
+    def adapter(self) -> SessionAdapter:
+        """The gated adapter every verb goes through; valid across reconnects. Built (with the
         wire adapter of the current connection) the first time it is asked for."""
-        if self._guarded is None:
-            self._guarded = self._build_adapter()
-        return self._guarded
+        if self._adapter is None:
+            self._adapter = self._build_adapter()
+        return self._adapter
 
     @property
     def capabilities(self) -> TasksCapabilities:
@@ -342,14 +340,14 @@ class EngineSession:
             connection.add_frame_listener(listener)
         return connection
 
-    def _build_adapter(self) -> GuardedAdapter:
-        """The guard around a `SessionAdapter` on the current connection's wire adapter."""
-        from app.engine.rpc.guard import GuardedAdapter
+    def _build_adapter(self) -> SessionAdapter:
+        """A `SessionAdapter` on the current connection's wire adapter."""
         from app.engine.rpc.session_adapter import SessionAdapter
 
         self._wire_adapter = self._new_wire_adapter(self.connection)
-        self._adapter = SessionAdapter(self, self._wire_adapter)
-        return GuardedAdapter(self._adapter, readonly=self.readonly, recorder=self.recorder)
+        return SessionAdapter(
+            self, self._wire_adapter, readonly=self.readonly, recorder=self.recorder
+        )
 
     @staticmethod
     def _new_wire_adapter(connection: Connection, broker: InputBroker | None = None) -> WireAdapter:
