@@ -18,6 +18,7 @@ from app.engine.rpc.transports.header_values import encode_header_value
 ANNOTATION = "x-mcp-header"
 HEADER_PREFIX = "Mcp-Param-"
 HEADER_TYPES = frozenset({"string", "integer", "boolean"})
+TOOLS_REMEMBERED = 10_000
 _TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
 """RFC 9110 `token`: what a header field name may be made of."""
 
@@ -46,6 +47,43 @@ class ToolHeaders:
             if value is not None:
                 headers[HEADER_PREFIX + name] = value
         return headers
+
+
+class ToolHeaderBook:
+    """The header parameters of every tool seen in a `tools/list` answer (the first
+    `TOOLS_REMEMBERED` tools), and whether a whole `tools/list` was read yet."""
+
+    def __init__(self) -> None:
+        self._tools: dict[str, ToolHeaders] = {}
+        self.listed = False
+
+    def learn(self, result: Mapping[str, Any]) -> None:
+        """Read the header parameters of every tool of one `tools/list` page."""
+        tools = result.get("tools")
+        for tool in tools if isinstance(tools, list) else []:
+            name = tool.get("name") if isinstance(tool, dict) else None
+            if isinstance(name, str) and len(self._tools) < TOOLS_REMEMBERED:
+                self._tools[name] = read_tool(tool)
+
+    def knows(self, name: str) -> bool:
+        return name in self._tools
+
+    def problem(self, name: str) -> str | None:
+        """Why tool `name` must not be called, if it is known and must not."""
+        known = self._tools.get(name)
+        return known.problem if known is not None else None
+
+    def headers(self, params: Mapping[str, Any]) -> dict[str, str]:
+        """The `Mcp-Param-*` headers of a `tools/call` with `params` (none for an unknown tool);
+        raises ToolUnusable for a tool whose annotations are invalid."""
+        name = params.get("name")
+        known = self._tools.get(name) if isinstance(name, str) else None
+        if known is None:
+            return {}
+        if known.problem is not None:
+            raise ToolUnusable(str(name), known.problem)
+        arguments = params.get("arguments")
+        return known.for_arguments(arguments if isinstance(arguments, dict) else {})
 
 
 def read_tool(tool: Mapping[str, Any]) -> ToolHeaders:
