@@ -24,7 +24,7 @@ from app.cli.target import target_from_args
 from app.cli.trace import FrameTrace
 from app.engine.forms.input_text import root_entries
 from app.engine.record.recorder import redactor_for
-from app.engine.rpc.negotiate import NegotiationError, era_steps
+from app.engine.rpc.era_decision import NegotiationError, era_steps
 from app.engine.rpc.reconnect import ConnectionEvent, ReconnectPolicy
 from app.engine.rpc.rpc_types import RpcError
 from app.engine.rpc.session import EngineSession, WireMismatch

@@ -24,7 +24,7 @@ from pydantic import BaseModel
 
 from app.engine.polling.poller import Poller
 from app.engine.record.recorder import Recorder, redactor_for
-from app.engine.rpc.negotiate import EraPreference
+from app.engine.rpc.era import EraPreference
 from app.engine.rpc.purpose import sent_for
 from app.engine.rpc.reconnect import ConnectionEvent, ReconnectPolicy
 from app.engine.rpc.session import EngineSession, WireMismatch

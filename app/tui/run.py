@@ -19,7 +19,7 @@ from app.engine.rpc.reconnect import DEFAULT_ATTEMPTS
 if TYPE_CHECKING:
     from app.engine.record.recorder import Recorder
     from app.engine.record.replay import Recording
-    from app.engine.rpc.negotiate import EraPreference
+    from app.engine.rpc.era import EraPreference
     from app.engine.rpc.targets import Target
     from app.tui.app import TaskscopeApp
     from app.tui.loading import LoadedSource

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from app.engine.rpc.connection import Connection
-from app.engine.rpc.negotiate import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION
+from app.engine.rpc.era import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION
 from app.engine.rpc.rpc_types import Frame, RpcError
 from app.engine.rpc.targets import StdioTarget, demo_target
 from app.engine.rpc.transports.base import TransportError

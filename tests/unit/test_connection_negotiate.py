@@ -7,14 +7,9 @@ from typing import Any
 
 import pytest
 
-from app.engine.rpc.negotiate import (
-    META_CLIENT_CAPABILITIES,
-    META_PROTOCOL_VERSION,
-    NegotiationError,
-    era_steps,
-    negotiate,
-    stamp_modern,
-)
+from app.engine.rpc.era import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, stamp_modern
+from app.engine.rpc.era_decision import NegotiationError, era_steps
+from app.engine.rpc.negotiate import negotiate
 from app.engine.rpc.rpc_types import RpcError
 from app.engine.rpc.transports.base import Era, TransportError, TransportKind
 

@@ -6,7 +6,8 @@ about it: a flag to add, a URL to check, a command to run by hand.
 
 from __future__ import annotations
 
-from app.engine.rpc.negotiate import EraPreference, era_steps
+from app.engine.rpc.era import EraPreference
+from app.engine.rpc.era_decision import era_steps
 from app.engine.rpc.transports.base import TransportError, TransportKind
 
 AUTH_STATUSES = frozenset({401, 403})

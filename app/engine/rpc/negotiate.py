@@ -19,31 +19,31 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from app.engine.rpc.era import (
+    HANDSHAKE_VERSIONS,
+    LEGACY_VERSION,
+    META_SERVER_INFO,
+    MODERN_ERROR_CODES,
+    MODERN_VERSION,
+    RATE_LIMITED,
+    UNSUPPORTED_VERSION_CODES,
+    EraPreference,
+    client_capabilities,
+    is_modern_version,
+    stamp_modern,
+)
+from app.engine.rpc.era_decision import (
+    EraDecision,
+    EraStep,
+    Negotiated,
+    NegotiationError,
+    describe_failure,
+)
 from app.engine.rpc.transports.base import Era, TransportError, TransportKind
 from app.engine.safety import deep_json
-from app.engine.tasks.protocol_keys import TASKS_EXTENSION
-
-MODERN_VERSION = "2026-07-28"
-LEGACY_VERSION = "2025-11-25"
-MODERN_VERSIONS: tuple[str, ...] = (MODERN_VERSION,)
-HANDSHAKE_VERSIONS: tuple[str, ...] = ("2024-11-05", "2025-03-26", "2025-06-18", LEGACY_VERSION)
-
-UNSUPPORTED_VERSION_CODES: frozenset[int] = frozenset({-32022, -32004})
-MODERN_ERROR_CODES: frozenset[int] = frozenset({-32022, -32021, -32020, -32004, -32003, -32001})
-RATE_LIMITED = 429
-
-META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
-META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
-META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
-META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
-
-EraPreference = Literal["auto", "legacy", "modern"]
-_DATE_VERSION = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
 class RpcFailure(Protocol):
@@ -52,98 +52,6 @@ class RpcFailure(Protocol):
     code: int
     message: str
     data: Any
-
-
-def client_capabilities(*, declare_tasks: bool, declare_roots: bool = True) -> dict[str, Any]:
-    """What taskscope can do for a server: answer elicitations and sampling, and `roots/list`
-    only when `declare_roots` (roots were configured: a client without roots must not say it
-    has them)."""
-    capabilities: dict[str, Any] = {"elicitation": {"form": {}, "url": {}}, "sampling": {}}
-    if declare_roots:
-        capabilities["roots"] = {}
-    if declare_tasks:
-        capabilities["extensions"] = {TASKS_EXTENSION: {}}
-    return capabilities
-
-
-def stamp_modern(
-    params: Mapping[str, Any] | None,
-    *,
-    version: str,
-    client_info: Mapping[str, str],
-    declare_tasks: bool,
-    declare_roots: bool = True,
-) -> dict[str, Any]:
-    """`params` with the per-request modern `_meta` envelope merged in; caller keys are kept."""
-    stamped = dict(params or {})
-    meta = dict(stamped.get("_meta") or {})
-    meta[META_PROTOCOL_VERSION] = version
-    meta.setdefault(META_CLIENT_INFO, dict(client_info))
-    meta.setdefault(
-        META_CLIENT_CAPABILITIES,
-        client_capabilities(declare_tasks=declare_tasks, declare_roots=declare_roots),
-    )
-    stamped["_meta"] = meta
-    return stamped
-
-
-def is_modern_version(version: str) -> bool:
-    """A dated protocol version of the stateless era (2026-07-28 or later)."""
-    return bool(_DATE_VERSION.match(version)) and version >= MODERN_VERSION
-
-
-@dataclass(frozen=True, slots=True)
-class EraStep:
-    """One request of the dance and, in words, what answered it."""
-
-    method: str
-    protocol_version: str
-    answer: str
-
-    def as_json(self) -> dict[str, str]:
-        return {
-            "method": self.method,
-            "protocolVersion": self.protocol_version,
-            "answer": self.answer,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class EraDecision:
-    """How the era was decided: what was asked for, each request and its answer, and why."""
-
-    preference: EraPreference
-    era: Era
-    protocol_version: str
-    reason: str
-    steps: tuple[EraStep, ...]
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "preference": self.preference,
-            "settled": self.era,
-            "protocolVersion": self.protocol_version,
-            "reason": self.reason,
-            "tried": [step.as_json() for step in self.steps],
-        }
-
-    def summary(self) -> str:
-        """One line for a header: `auto → legacy: <reason>`."""
-        return f"{self.preference} → {self.era}: {self.reason}"
-
-
-@dataclass(frozen=True, slots=True)
-class Negotiated:
-    """The outcome of the dance: the era, the version spoken, and the server's self-description."""
-
-    era: Era
-    protocol_version: str
-    result: dict[str, Any]
-    name: str
-    version: str
-    capabilities: dict[str, Any]
-    instructions: str | None
-    decision: EraDecision
 
 
 class HandshakeChannel(Protocol):
@@ -160,14 +68,6 @@ class HandshakeChannel(Protocol):
     async def handshake_notify(self, method: str, params: dict[str, Any] | None) -> None: ...
 
     def is_rpc_error(self, error: BaseException) -> bool: ...
-
-
-class NegotiationError(Exception):
-    """The server answered in a way no era can work with; `steps` say what was tried."""
-
-    def __init__(self, message: str, steps: tuple[EraStep, ...] = ()) -> None:
-        super().__init__(message)
-        self.steps = steps
 
 
 async def negotiate(
@@ -191,12 +91,6 @@ async def negotiate(
         raise
     finally:
         dance.abandon()
-
-
-def era_steps(error: BaseException) -> tuple[EraStep, ...]:
-    """The requests a failed dance sent and what answered each (empty when none ran)."""
-    steps = getattr(error, "era_steps", ())
-    return steps if isinstance(steps, tuple) else ()
 
 
 _Verdict = tuple[Literal["modern", "legacy"], str | None, str]
@@ -506,23 +400,3 @@ def _offered(error: BaseException) -> list[str]:
 def _names_only_handshake(error: BaseException) -> bool:
     offered = _offered(error)
     return bool(offered) and all(v in HANDSHAKE_VERSIONS for v in offered)
-
-
-def describe_failure(error: BaseException) -> str:
-    """A failed handshake request in words: the JSON-RPC error (with its HTTP status and an
-    unusual id), the HTTP status, the timeout."""
-    code = getattr(error, "code", None)
-    if isinstance(code, int) and hasattr(error, "message"):
-        text = f"JSON-RPC error {code} {str(error.message)[:200]!r}"
-        status = getattr(error, "http_status", None)
-        if status is not None:
-            text = f"HTTP {status}, {text}"
-        frame = getattr(error, "frame", None)
-        if isinstance(frame, dict) and not isinstance(frame.get("id"), int):
-            text += f" (id {deep_json.dumps(frame.get('id'))})"
-        return text
-    if isinstance(error, TransportError):
-        if error.kind == "timeout":
-            return "no answer in time"
-        return error.message[:300]
-    return str(error)[:300]

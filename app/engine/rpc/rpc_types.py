@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from app.engine.rpc.transports.base import TransportError, TransportKind
 
 if TYPE_CHECKING:
-    from app.engine.rpc.negotiate import EraDecision
+    from app.engine.rpc.era_decision import EraDecision
 
 __all__ = [
     "CloseListener",

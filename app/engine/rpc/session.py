@@ -27,7 +27,7 @@ from app.engine.tasks.wire import resolve_capabilities
 
 if TYPE_CHECKING:
     from app.engine.record.recorder import Recorder
-    from app.engine.rpc.negotiate import EraPreference
+    from app.engine.rpc.era import EraPreference
     from app.engine.rpc.rpc_types import FrameListener, ServerInfo
     from app.engine.rpc.session_adapter import SessionAdapter
     from app.engine.rpc.targets import Target
