@@ -16,7 +16,7 @@ import pytest
 
 from app.engine.rpc.connection import Connection
 from app.engine.rpc.targets import HttpTarget
-from app.engine.rpc.transports import http11
+from app.engine.rpc.transports import http11, http11_pool
 from app.engine.rpc.transports.http11 import ConnectError, Http11Client, RemoteProtocolError
 from tests.support.demo_servers import free_port, start_http_demo
 
@@ -240,7 +240,7 @@ async def test_a_long_sse_stream_does_not_starve_short_requests(
     make_server,  # type: ignore[no-untyped-def]
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(http11, "DETACH_AFTER_S", 0.05)
+    monkeypatch.setattr(http11_pool, "DETACH_AFTER_S", 0.05)
     proceed = asyncio.Event()
 
     async def answer(peer: Peer, line: str, body: bytes) -> bool:

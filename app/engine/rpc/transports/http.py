@@ -23,16 +23,27 @@ from app.engine.rpc.transports.base import (
     TransportKind,
     TransportSink,
     classify,
-    classify_value,
     encode_message,
     parse_retry_after,
 )
-from app.engine.rpc.transports.header_values import encode_header_value
+from app.engine.rpc.transports.http_bodies import (
+    adopt_lone_error,
+    answers,
+    body_text,
+    excerpt,
+    http_failure,
+    inbound_from_body,
+    plain_headers,
+)
 from app.engine.rpc.transports.http_client import HttpClient, HttpResponse, make_http_client
-from app.engine.rpc.transports.sse_decoder import EventTooLarge, SseDecoder, SseEvent
-from app.engine.safety import deep_json
+from app.engine.rpc.transports.http_routing import IDEMPOTENT_METHODS, routing_headers
+from app.engine.rpc.transports.sse_decoder import (
+    EventTooLarge,
+    SseDecoder,
+    SseEvent,
+    StreamPosition,
+)
 
-BODY_EXCERPT = 500
 CONNECT_TIMEOUT = 10.0
 DELETE_TIMEOUT = 2.0
 LISTEN_READY_TIMEOUT = 5.0
@@ -42,74 +53,6 @@ RESUME_ATTEMPTS = 5
 DEFAULT_RETRY_MS = 1000
 """SEP-1699: how often, and after how long when the server set no `retry:`, a POST's SSE stream
 that ended without its answer is resumed with GET and `Last-Event-ID`."""
-NAME_PARAMS: Mapping[str, str] = {
-    "tools/call": "name",
-    "prompts/get": "name",
-    "resources/read": "uri",
-}
-IDEMPOTENT_METHODS = frozenset(
-    {
-        "ping",
-        "server/discover",
-        "tasks/get",
-        "tasks/list",
-        "tasks/result",
-        "tools/list",
-        "prompts/list",
-        "resources/list",
-        "resources/templates/list",
-    }
-)
-"""Requests safe to send twice: resent once when a reused connection was found closed."""
-
-
-def routing_name(message: Mapping[str, Any]) -> str | None:
-    """The value for `Mcp-Name`: the tool/prompt name, resource URI, or the task id of tasks/*."""
-    method = message.get("method")
-    params = message.get("params")
-    if not isinstance(method, str) or not isinstance(params, dict):
-        return None
-    key = "taskId" if method.startswith("tasks/") else NAME_PARAMS.get(method)
-    value = params.get(key) if key else None
-    return value if isinstance(value, str) else None
-
-
-def excerpt(text: str) -> str:
-    """The start of an HTTP body, for error messages."""
-    text = text.strip()
-    return text if len(text) <= BODY_EXCERPT else text[:BODY_EXCERPT] + "…"
-
-
-def body_text(body: bytes) -> str:
-    """A body as text: UTF-8 (bad bytes replaced), without the byte order mark some servers put
-    before their JSON."""
-    if body[:3] == b"\xef\xbb\xbf":
-        body = body[3:]
-    return body.decode("utf-8", errors="replace")
-
-
-def http_failure(response: HttpResponse, body: str) -> TransportError:
-    """An HTTP error response (or a redirect, with its `Location`) that carried no JSON-RPC
-    answer."""
-    status = response.status_code
-    summary = f"HTTP {status} {response.reason_phrase}".strip()
-    if 300 <= status < 400:
-        location = response.headers.get("location")
-        summary += (
-            f": the server redirects to {excerpt(location)}; taskscope does not follow "
-            "redirects (they would carry the credentials), so connect to that URL if you trust it"
-            if location
-            else ": a redirect without a Location"
-        )
-    elif body.strip():
-        summary += f": {excerpt(body)}"
-    return TransportError(
-        "http",
-        summary,
-        http_status=status,
-        retry_after=parse_retry_after(response.headers.get("retry-after")),
-        body=excerpt(body),
-    )
 
 
 class StreamableHttpTransport:
@@ -161,12 +104,8 @@ class StreamableHttpTransport:
             "Content-Type": "application/json",
             **self.base_headers(),
         }
-        method = message.get("method")
-        if self._era == "modern" and isinstance(method, str):
-            headers["Mcp-Method"] = encode_header_value(method)
-            name = routing_name(message)
-            if name is not None:
-                headers["Mcp-Name"] = encode_header_value(name)
+        if self._era == "modern":
+            headers.update(routing_headers(message))
         return headers
 
     async def send(self, message: dict[str, Any], headers: Mapping[str, str] | None = None) -> None:
@@ -232,7 +171,7 @@ class StreamableHttpTransport:
         client = self._client
         assert client is not None
         retry = rpc_id is not None and message.get("method") in IDEMPOTENT_METHODS
-        position = _StreamPosition()
+        position = StreamPosition()
         try:
             body = encode_message(message)
             exchange = client.stream(
@@ -256,11 +195,11 @@ class StreamableHttpTransport:
         self._fail(rpc_id, failure)
 
     async def _read_response(
-        self, response: HttpResponse, rpc_id: str | int | None, position: _StreamPosition
+        self, response: HttpResponse, rpc_id: str | int | None, position: StreamPosition
     ) -> TransportError | None:
         """Dispatch every message a POST response carries; the failure if `rpc_id` got no answer."""
         status = response.status_code
-        headers = _plain_headers(response)
+        headers = plain_headers(response)
         if 300 <= status < 400:
             failure = http_failure(response, "")
             self._sink_incoming(
@@ -281,11 +220,11 @@ class StreamableHttpTransport:
             )
         text = body_text(await response.aread())
         retry_after = parse_retry_after(headers.get("retry-after"))
-        items = _adopt_lone_error(_inbound_from_body(text, status, headers, retry_after), rpc_id)
+        items = adopt_lone_error(inbound_from_body(text, status, headers, retry_after), rpc_id)
         answered = False
         for item in items:
             answered = answered or item.answers is not None
-            answered = answered or (item.message is not None and _answers(item.message, rpc_id))
+            answered = answered or (item.message is not None and answers(item.message, rpc_id))
             if item.message is not None or status < 400:
                 self._sink_incoming(item)
         if answered:
@@ -318,7 +257,7 @@ class StreamableHttpTransport:
         response: HttpResponse,
         rpc_id: str | int | None,
         headers: Mapping[str, str],
-        position: _StreamPosition | None = None,
+        position: StreamPosition | None = None,
         *,
         until_answered: bool = False,
     ) -> bool:
@@ -351,11 +290,11 @@ class StreamableHttpTransport:
             return True  # the answer came before the oversized event
         return self._dispatch_events(events, rpc_id, status, headers, position) or answered
 
-    def _resumable(self, position: _StreamPosition) -> bool:
+    def _resumable(self, position: StreamPosition) -> bool:
         """SEP-1699 (2025-11-25): a stream that named its events can be resumed with GET."""
         return self._era == "legacy" and bool(position.last_event_id)
 
-    async def _resume(self, rpc_id: str | int, position: _StreamPosition) -> TransportError | None:
+    async def _resume(self, rpc_id: str | int, position: StreamPosition) -> TransportError | None:
         """Resume a POST's SSE stream that ended before its answer: wait the server's `retry:`
         interval, GET with `Last-Event-ID`, and read the answer there; a bounded number of times."""
         client = self._client
@@ -371,7 +310,7 @@ class StreamableHttpTransport:
             resumed_from = position.last_event_id
             exchange = client.stream("GET", self._target.url, headers=headers, long_lived=True)
             async with exchange as response:
-                plain = _plain_headers(response)
+                plain = plain_headers(response)
                 if response.status_code >= 400 or "text/event-stream" not in plain.get(
                     "content-type", ""
                 ):
@@ -397,7 +336,7 @@ class StreamableHttpTransport:
         rpc_id: str | int | None,
         status: int,
         headers: Mapping[str, str],
-        position: _StreamPosition | None,
+        position: StreamPosition | None,
     ) -> bool:
         """Hand each SSE `message` event to the sink (noting where the stream got to); True
         when one answered `rpc_id`."""
@@ -410,7 +349,7 @@ class StreamableHttpTransport:
             data = event.data[1:] if event.data[0] == "\ufeff" else event.data
             item = replace(classify(data), http_status=status, headers=headers)
             self._sink_incoming(item)
-            answered = answered or (item.message is not None and _answers(item.message, rpc_id))
+            answered = answered or (item.message is not None and answers(item.message, rpc_id))
         return answered
 
     async def _listen(self, opened: asyncio.Future[None]) -> None:
@@ -424,7 +363,7 @@ class StreamableHttpTransport:
             async with exchange as response:
                 if not opened.done():
                     opened.set_result(None)
-                plain = _plain_headers(response)
+                plain = plain_headers(response)
                 if response.status_code >= 400 or "text/event-stream" not in plain.get(
                     "content-type", ""
                 ):
@@ -461,69 +400,3 @@ class StreamableHttpTransport:
         task = asyncio.create_task(coroutine)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
-
-
-class _StreamPosition:
-    """Where an SSE stream got to: the last event id and the server's `retry:` hint (ms)."""
-
-    __slots__ = ("last_event_id", "retry_ms")
-
-    def __init__(self) -> None:
-        self.last_event_id = ""
-        self.retry_ms: int | None = None
-
-    def saw(self, event: SseEvent) -> None:
-        self.last_event_id = event.id
-        if event.retry is not None:
-            self.retry_ms = event.retry
-
-
-def _plain_headers(response: HttpResponse) -> Mapping[str, str]:
-    """The response's headers as a plain mapping by lower-case name, shared by its messages."""
-    headers = response.headers
-    return headers if type(headers) is dict else dict(headers)
-
-
-def _inbound_from_body(
-    text: str, status: int, headers: Mapping[str, str], retry_after: float | None
-) -> list[Inbound]:
-    """The messages of a JSON body (one message or a batch), each with the response's details."""
-    if not text.strip():
-        return []
-    try:
-        value = deep_json.loads(text)
-    except ValueError:
-        return [Inbound(message=None, raw=excerpt(text), error="malformed JSON body")]
-    items = []
-    for item in value if isinstance(value, list) else [value]:
-        parsed = classify_value(item, "")
-        if parsed.message is None:  # only a rejected item needs its text
-            parsed = classify_value(item, deep_json.dumps(item))
-        items.append(replace(parsed, http_status=status, headers=headers, retry_after=retry_after))
-    return items
-
-
-def _adopt_lone_error(items: list[Inbound], rpc_id: str | int | None) -> list[Inbound]:
-    """Mark the one error response of a POST's JSON body as the answer to the POST's request
-    when no message names that request (an error with `id` null, a string or another number)."""
-    if rpc_id is None:
-        return items
-    messages = [item.message for item in items if item.message is not None]
-    if any(_answers(message, rpc_id) for message in messages):
-        return items
-    errors = [i for i, item in enumerate(items) if _is_error_response(item.message)]
-    if len(errors) != 1:
-        return items
-    adopted = list(items)
-    adopted[errors[0]] = replace(items[errors[0]], answers=rpc_id)
-    return adopted
-
-
-def _is_error_response(message: Mapping[str, Any] | None) -> bool:
-    return (
-        message is not None and "method" not in message and isinstance(message.get("error"), dict)
-    )
-
-
-def _answers(message: Mapping[str, Any], rpc_id: str | int | None) -> bool:
-    return rpc_id is not None and "method" not in message and message.get("id") == rpc_id

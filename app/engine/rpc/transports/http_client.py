@@ -215,7 +215,7 @@ def make_http_client(url: str, *, connect_timeout: float, write_timeout: float) 
 
 def _proxies() -> dict[str, str]:
     """`urllib.request.getproxies()` without importing urllib.request where only the environment
-    counts (it costs ~30 ms of start-up); macOS and Windows also consult system settings."""
+    counts (it is slow to import at start-up); macOS and Windows also consult system settings."""
     if sys.platform in ("darwin", "win32"):
         from urllib.request import getproxies
 

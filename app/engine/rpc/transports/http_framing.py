@@ -1,10 +1,10 @@
 """HTTP/1.1 message framing for the lean client: request bytes out, response head and body rules in.
 
-Hand-written because `h11` cost two thirds of the client's CPU per request (its event machinery
-and per-header validation), and a client that only sends its own requests and reads responses
-needs a small, strict subset: status line, header fields, and which body framing applies
-(Content-Length, chunked, none, or until the server closes) per RFC 9112 section 6.3. Everything
-a server sends is bounded (`limits.Limits`) and a gzip or deflate body is decoded in bounded pieces.
+Hand-written because `h11`'s event machinery and per-header validation dominated the client's CPU
+per request, and a client that only sends its own requests and reads responses needs a small,
+strict subset: status line, header fields, and which body framing applies (Content-Length,
+chunked, none, or until the server closes) per RFC 9112 section 6.3. Everything a server sends is
+bounded (`limits.Limits`) and a gzip or deflate body is decoded in bounded pieces.
 """
 
 from __future__ import annotations

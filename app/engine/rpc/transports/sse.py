@@ -23,7 +23,8 @@ from app.engine.rpc.transports.base import (
     classify,
     encode_message,
 )
-from app.engine.rpc.transports.http import CONNECT_TIMEOUT, body_text, excerpt, http_failure
+from app.engine.rpc.transports.http import CONNECT_TIMEOUT
+from app.engine.rpc.transports.http_bodies import body_text, excerpt, http_failure
 from app.engine.rpc.transports.http_client import HttpxClient
 from app.engine.rpc.transports.sse_decoder import EventTooLarge, SseDecoder
 

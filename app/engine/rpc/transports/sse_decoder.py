@@ -137,3 +137,18 @@ class SseDecoder:
             f"({seen:,} characters received when it was stopped)",
             events,
         )
+
+
+class StreamPosition:
+    """Where an SSE stream got to: the last event id and the server's `retry:` hint (ms)."""
+
+    __slots__ = ("last_event_id", "retry_ms")
+
+    def __init__(self) -> None:
+        self.last_event_id = ""
+        self.retry_ms: int | None = None
+
+    def saw(self, event: SseEvent) -> None:
+        self.last_event_id = event.id
+        if event.retry is not None:
+            self.retry_ms = event.retry
