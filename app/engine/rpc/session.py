@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -22,6 +21,7 @@ from app.engine.record.recorder import server_key, session_info
 from app.engine.rpc.connect_hint import next_step
 from app.engine.rpc.connection import Connection
 from app.engine.rpc.reconnect import ConnectionEvent, ReconnectPolicy, is_connection_lost
+from app.engine.rpc.reconnector import ConnectionListener, Reconnector
 from app.engine.rpc.transports.base import TransportError
 from app.engine.tasks.wire import resolve_capabilities
 
@@ -41,7 +41,6 @@ T = TypeVar("T")
 CLOSE_TIMEOUT_S = 5.0
 
 SessionState = Literal["idle", "connected", "reconnecting", "failed", "closed"]
-ConnectionListener = Callable[[ConnectionEvent], None]
 
 
 class WireMismatch(Exception):
@@ -82,25 +81,17 @@ class EngineSession:
         self.readonly = readonly
         self.recorder = recorder
         self.server_key = key or server_key(target)
-        self.policy = policy or ReconnectPolicy()
         self.request_timeout = request_timeout
         self.state: SessionState = "idle"
-        self.last_event: ConnectionEvent | None = None
-        self._sleep = sleep
+        self._reconnector = Reconnector(policy or ReconnectPolicy(), sleep)
         self._frame_listeners: list[FrameListener] = []
-        self._listeners: list[ConnectionListener] = []
         self._connection: Connection | None = None
         self._wire_adapter: WireAdapter | None = None
         self._adapter: SessionAdapter | None = None
         self._info: ServerInfo | None = None
         self._capabilities: TasksCapabilities | None = None
         self._generation = 0
-        self._recovering: asyncio.Task[bool] | None = None
         self._watchers: set[asyncio.Task[Any]] = set()
-        self._gave_up: TransportError | None = None
-        self._attempts_used = 0
-        """Reconnect attempts since a request last succeeded (a server that dies again right after
-        each reconnect keeps counting towards `policy.attempts` instead of starting over)."""
 
     # -- set-up ---------------------------------------------------------------------------------
 
@@ -112,7 +103,7 @@ class EngineSession:
 
     def add_connection_listener(self, listener: ConnectionListener) -> None:
         """Tell `listener` about every connection event from now on."""
-        self._listeners.append(listener)
+        self._reconnector.listeners.append(listener)
 
     async def open(self) -> ServerInfo:
         """Connect, negotiate, resolve the tasks wire and check it against `expected_wire`.
@@ -152,6 +143,16 @@ class EngineSession:
         return info
 
     # -- what the faces use ---------------------------------------------------------------------
+
+    @property
+    def policy(self) -> ReconnectPolicy:
+        """How often, and after how long, a lost connection is reconnected."""
+        return self._reconnector.policy
+
+    @property
+    def last_event(self) -> ConnectionEvent | None:
+        """The latest connection event ("lost", "reconnecting", …), if any."""
+        return self._reconnector.last_event
 
     @property
     def connection(self) -> Connection:
@@ -219,7 +220,8 @@ class EngineSession:
     async def close(self) -> None:
         """Stop reconnecting, stop the adapter's background calls and close the connection."""
         self.state = "closed"
-        tasks = [*self._watchers, *([self._recovering] if self._recovering else [])]
+        running = self._reconnector.running
+        tasks = [*self._watchers, *([running] if running else [])]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -240,10 +242,10 @@ class EngineSession:
     async def _usable(self) -> int:
         """The generation of the current connection, once no reconnect runs; raises when the
         session gave up or is closed."""
-        while self._recovering is not None and not self._recovering.done():
-            await asyncio.shield(self._recovering)
-        if self.state == "failed" and self._gave_up is not None:
-            raise self._gave_up
+        await self._reconnector.settled()
+        gave_up = self._reconnector.gave_up
+        if self.state == "failed" and gave_up is not None:
+            raise gave_up
         if self._connection is None or self.state == "closed":
             raise TransportError("closed", "the session is closed")
         return self._generation
@@ -251,7 +253,7 @@ class EngineSession:
     def succeeded(self, generation: int) -> None:
         """A request on generation `generation` was answered: the connection is healthy again."""
         if generation == self._generation:
-            self._attempts_used = 0
+            self._reconnector.worked()
 
     async def recover(self, error: BaseException, generation: int) -> bool:
         """True when the failure of generation `generation` was a lost connection that a
@@ -263,14 +265,8 @@ class EngineSession:
         connection = self._connection
         if connection is None or not self._is_lost(error, connection):
             return False
-        return await asyncio.shield(self._start_reconnect(error))
-
-    def _start_reconnect(self, error: BaseException) -> asyncio.Task[bool]:
-        if self._recovering is None or self._recovering.done():
-            self._recovering = asyncio.get_running_loop().create_task(
-                self._reconnect(_describe(error)), name="reconnect"
-            )
-        return self._recovering
+        reason = _describe(error)
+        return await asyncio.shield(self._reconnector.start(lambda: self._reconnect(reason)))
 
     def _is_lost(self, error: BaseException, connection: Connection) -> bool:
         legacy_http = connection.transport_kind != "stdio" and self.info.era == "legacy"
@@ -278,46 +274,40 @@ class EngineSession:
         return is_connection_lost(error, closed=closed, legacy_http=legacy_http)
 
     async def _reconnect(self, reason: str) -> bool:
-        """Close what is left, then try to connect again up to `policy.attempts` times."""
+        """Close what is left, then connect again as the policy allows."""
         self.state = "reconnecting"
-        self._emit(ConnectionEvent("lost", time.time(), detail=reason))
+        last_error = await self._reconnector.run(reason, self._close_current, self._connect_again)
+        if last_error is not None:
+            self.state = "failed"
+            self._reconnector.give_up(last_error)
+            return False
+        self._listen_again()
+        return True
+
+    async def _close_current(self) -> None:
         if self._wire_adapter is not None:
             await _quietly(self._wire_adapter.close())
         if self._connection is not None:
             await _quietly(self._connection.close())
-        last_error = reason
-        while self._attempts_used < self.policy.attempts:
-            self._attempts_used += 1
-            attempt = self._attempts_used
-            delay = self.policy.delay(attempt)
-            self._emit(ConnectionEvent("reconnecting", time.time(), attempt, delay))
-            await self._sleep(delay)
-            connection = self._new_connection()
-            try:
-                info = await connection.open()
-            except Exception as exc:
-                last_error = _describe(exc)
-                continue
-            wire = resolve_capabilities(info).wire
-            if wire != self.wire:
-                await _quietly(connection.close())
-                last_error = f"the server now speaks the {wire} wire"
-                break
-            self._generation += 1
-            self._install(connection, info)
-            if self._adapter is not None:
-                self._wire_adapter = self._new_wire_adapter(connection, self._adapter.broker)
-                self._adapter.swap(self._wire_adapter, self._generation)
-            self._emit(ConnectionEvent("reconnected", time.time(), attempt))
-            self._listen_again()
-            return True
-        self.state = "failed"
-        used = self._attempts_used
-        self._gave_up = TransportError(
-            "closed", f"connection lost; gave up after {used} reconnect attempts: {last_error}"
-        )
-        self._emit(ConnectionEvent("gave_up", time.time(), used, detail=last_error))
-        return False
+
+    async def _connect_again(self) -> tuple[str, bool] | None:
+        """One reconnect attempt: None once the new connection (same wire) is in place, else
+        why not, and whether to stop (the server now speaks another wire)."""
+        connection = self._new_connection()
+        try:
+            info = await connection.open()
+        except Exception as exc:
+            return _describe(exc), False
+        wire = resolve_capabilities(info).wire
+        if wire != self.wire:
+            await _quietly(connection.close())
+            return f"the server now speaks the {wire} wire", True
+        self._generation += 1
+        self._install(connection, info)
+        if self._adapter is not None:
+            self._wire_adapter = self._new_wire_adapter(connection, self._adapter.broker)
+            self._adapter.swap(self._wire_adapter, self._generation)
+        return None
 
     def _listen_again(self) -> None:
         """Ask the new connection for the `subscriptions/listen` stream the old one had."""
@@ -378,14 +368,6 @@ class EngineSession:
         self._watchers.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.debug("session background job ended with %r", task.exception())
-
-    def _emit(self, event: ConnectionEvent) -> None:
-        self.last_event = event
-        for listener in list(self._listeners):
-            try:
-                listener(event)
-            except Exception:
-                log.exception("connection listener failed")
 
 
 def _describe(error: BaseException) -> str:
