@@ -2,9 +2,9 @@
 
 The transport moves messages; negotiate.py picks the era; correlation.py pairs responses with
 requests; server_requests.py answers the server's requests; frame_report.py reports every frame
-(redacted) to listeners. This module numbers requests, stamps the modern `_meta` envelope and
-routes each received message. One connection lives as long as a command (legacy tasks are
-session-bound).
+(redacted) to listeners. This module stamps the modern `_meta` envelope (and the SEP-2243 headers)
+on what it sends, and routes each received message. One connection lives as long as a command
+(legacy tasks are session-bound).
 """
 
 from __future__ import annotations
