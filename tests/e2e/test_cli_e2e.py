@@ -10,7 +10,6 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,18 +32,6 @@ def frames(path: Path) -> list[dict[str, Any]]:
 
 def sent_methods(path: Path) -> list[str]:
     return [f["method"] for f in frames(path) if f["direction"] == "out" and f["method"]]
-
-
-@pytest.fixture(scope="module")
-def legacy_url() -> Iterator[str]:
-    with start_http_demo("legacy", *FAST) as (url, _process):
-        yield url
-
-
-@pytest.fixture(scope="module")
-def extension_url() -> Iterator[str]:
-    with start_http_demo("extension", *FAST) as (url, _process):
-        yield url
 
 
 @pytest.fixture
