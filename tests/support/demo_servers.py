@@ -4,7 +4,10 @@
 free port and yields its URL once the port accepts connections; `stdio_demo_command(...)` is the
 command line a stdio client spawns. `hostile_command` / `start_http_hostile` do the same for the
 hostile server (`app.demo.hostile`) with its misbehaviour modes. The server's stderr goes to a
-temporary file and is shown when start-up fails, so a crash is never silent.
+temporary file and is shown when start-up fails, so a crash is never silent. `SharedServers`
+keeps one server per command line for a whole session (conftest.py's shared fixtures);
+`serving` runs one of the test servers of tests/support/servers; `demo_children` and `until`
+let reconnect tests find the demo processes a connection spawned and wait on the event loop.
 """
 
 from __future__ import annotations
