@@ -8,11 +8,12 @@ install:
 check:
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(dir $(PY))lint-imports
 	$(PY) -m mypy --strict app widgets
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto
 
 test:
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto
 
 fmt:
 	$(PY) -m ruff format .

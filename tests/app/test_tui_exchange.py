@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ from app.engine.rpc.targets import HttpTarget, Target
 from app.tui.app import TaskscopeApp
 from app.tui.live import LiveSource
 from app.view.exchanges import Exchange, ExchangeBook
-from tests.support.demo_servers import serve, start_http_demo
+from tests.support.demo_servers import SharedServers
 from tests.support.tui_helpers import SIZE, by_tool, connected, stdio_target, wait_for
 from widgets.arguments_form import CreateRequest
 from widgets.confirm import TextPrompt
@@ -49,9 +49,8 @@ SLOW = ("--speed", "2")
 
 
 @pytest.fixture(scope="module")
-def legacy_http() -> Iterator[str]:
-    with start_http_demo("legacy", *SLOW) as (url, _process):
-        yield url
+def legacy_http(shared_servers: SharedServers) -> str:
+    return shared_servers.demo("legacy", *SLOW)
 
 
 def secret_target(url: str) -> HttpTarget:
@@ -279,16 +278,10 @@ async def test_v_opens_the_selected_tasks_last_answer(legacy_http: str) -> None:
         assert screen.exchange.request.rpc_id == response.rpc_id
 
 
-@pytest.fixture(scope="module")
-def echo_server() -> Iterator[str]:
-    """A server that quotes the credentials it received in every answer (base URL)."""
-    yield from serve("tests.support.servers.echo_secrets")
-
-
 async def test_echoed_credentials_never_show_in_the_exchange(
-    echo_server: str, tmp_path: Path
+    echo_secrets_url: str, tmp_path: Path
 ) -> None:
-    app = app_on(secret_target(f"{echo_server}/mcp"))
+    app = app_on(secret_target(f"{echo_secrets_url}/mcp"))
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot)
         await app.create_task(CreateRequest("echo", {}, None, False))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -50,12 +49,6 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("TASKSCOPE_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("TASKSCOPE_CONFIG", str(tmp_path / "no-config.json"))
     return tmp_path / "data"
-
-
-@pytest.fixture(scope="module")
-def extension_http() -> Iterator[str]:
-    with start_http_demo("extension", "--speed", SPEED) as (url, _process):
-        yield url
 
 
 @pytest.mark.parametrize("wire", ["legacy", "extension"])
@@ -117,8 +110,8 @@ async def test_declining_legacy_sampling_lets_the_task_finish() -> None:
         assert done.task.result["content"][0]["text"] == "The client declined to sample."
 
 
-async def test_extension_server_may_answer_synchronously(extension_http: str) -> None:
-    app = live_app(http_target(extension_http), remember_tasks=False)
+async def test_extension_server_may_answer_synchronously(extension_url: str) -> None:
+    app = live_app(http_target(extension_url), remember_tasks=False)
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot)
         await app.create_task(CreateRequest("fetch_quote", {"symbol": "SYNC"}, None, True))
@@ -146,8 +139,8 @@ async def test_legacy_cancel_shows_the_cancelled_task() -> None:
         assert not watched.cancel_requested and watched.violation is None
 
 
-async def test_extension_cancel_is_cooperative(extension_http: str) -> None:
-    app = live_app(http_target(extension_http), remember_tasks=False)
+async def test_extension_cancel_is_cooperative(extension_url: str) -> None:
+    app = live_app(http_target(extension_url), remember_tasks=False)
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot)
         await app.create_task(CreateRequest("migrate_database", {"tables": 5000}, None, True))
@@ -171,14 +164,14 @@ async def test_extension_cancel_is_cooperative(extension_http: str) -> None:
         assert any(entry.kind == "cancel_requested" for entry in watched.timeline)
 
 
-async def test_adopt_a_pasted_task_id(extension_http: str) -> None:
-    first = live_app(http_target(extension_http), remember_tasks=False)
+async def test_adopt_a_pasted_task_id(extension_url: str) -> None:
+    first = live_app(http_target(extension_url), remember_tasks=False)
     async with first.run_test(size=SIZE) as pilot:
         await connected(pilot)
         await first.create_task(CreateRequest("migrate_database", {"tables": 5000}, None, True))
         await wait_for(pilot, lambda: len(first.tasks) == 1)
         task_id = only_task(first).task_id
-    second = live_app(http_target(extension_http), remember_tasks=False)
+    second = live_app(http_target(extension_url), remember_tasks=False)
     async with second.run_test(size=SIZE) as pilot:
         await connected(pilot)
         assert len(second.tasks) == 0
@@ -239,8 +232,8 @@ def all_settled(app: TaskscopeApp) -> bool:
     return all(watched.settled for watched in app.tasks.tasks.values())
 
 
-async def test_pause_stops_polling_and_resume_restarts_it(extension_http: str) -> None:
-    app = live_app(http_target(extension_http), remember_tasks=False)
+async def test_pause_stops_polling_and_resume_restarts_it(extension_url: str) -> None:
+    app = live_app(http_target(extension_url), remember_tasks=False)
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot)
         await app.create_task(CreateRequest("migrate_database", {"tables": 5000}, None, True))
@@ -258,8 +251,8 @@ async def test_pause_stops_polling_and_resume_restarts_it(extension_http: str) -
         await wait_for(pilot, lambda: only_task(app).polls > settled_count, timeout=5)
 
 
-async def test_restart_resumes_known_tasks(extension_http: str, data_dir: Path) -> None:
-    target = http_target(extension_http)
+async def test_restart_resumes_known_tasks(extension_url: str, data_dir: Path) -> None:
+    target = http_target(extension_url)
     first = live_app(target)
     async with first.run_test(size=SIZE) as pilot:
         await connected(pilot)

@@ -5,7 +5,6 @@ id the server never knew, and `C` clearing the rows of tasks the server no longe
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +20,8 @@ from app.tui.app import TaskscopeApp
 from app.tui.live import LiveSource
 from app.tui.loading import DeferredSource, LoadedSource
 from app.view.known_tasks import KnownTasks
-from tests.support.demo_servers import start_http_demo
 from tests.support.tui_helpers import (
     SIZE,
-    SPEED,
     by_tool,
     connected,
     http_target,
@@ -52,12 +49,6 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def root(tmp_path: Path) -> tuple[str, str]:
     """A `--root` folder and the `file://` URI taskscope sends for it."""
     return str(tmp_path), tmp_path.resolve().as_uri()
-
-
-@pytest.fixture(scope="module")
-def extension_http() -> Iterator[str]:
-    with start_http_demo("extension", "--speed", SPEED) as (url, _process):
-        yield url
 
 
 def app_with_roots(target: Target, roots: list[str]) -> TaskscopeApp:
@@ -134,10 +125,10 @@ async def test_legacy_roots_are_answered_at_once_and_shown_in_the_timeline(
 
 
 async def test_extension_roots_are_answered_through_tasks_update(
-    root: tuple[str, str], extension_http: str
+    root: tuple[str, str], extension_url: str
 ) -> None:
     path, uri = root
-    app = app_with_roots(http_target(extension_http), [path])
+    app = app_with_roots(http_target(extension_url), [path])
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot)
         await app.create_task(CreateRequest("index_workspace", {}, None, True))
@@ -223,9 +214,9 @@ async def test_export_of_a_synchronous_answer_shows_what_the_tui_shows(tmp_path:
 
 
 async def test_an_id_the_server_never_knew_is_not_found_not_forgotten(
-    extension_http: str,
+    extension_url: str,
 ) -> None:
-    app = live_app(http_target(extension_http), remember_tasks=False)
+    app = live_app(http_target(extension_url), remember_tasks=False)
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot)
         await pilot.press("a")
@@ -249,9 +240,9 @@ async def test_an_id_the_server_never_knew_is_not_found_not_forgotten(
 
 
 async def test_clear_forgotten_removes_gone_rows_and_their_ids(
-    extension_http: str, data_dir: Path
+    extension_url: str, data_dir: Path
 ) -> None:
-    target = http_target(extension_http)
+    target = http_target(extension_url)
     KnownTasks(server_key(target)).remember("gone-since-last-run", "lost_tool")
     app = live_app(target)
     async with app.run_test(size=SIZE) as pilot:

@@ -11,11 +11,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 
 import pytest
 
-from tests.support.demo_servers import REPO_ROOT, start_http_demo
+from tests.support.demo_servers import REPO_ROOT, SharedServers
 
 ADAPTER_MODULES = (
     "pydantic",
@@ -56,10 +55,9 @@ def loaded_by(*argv: str) -> tuple[int, str, set[str]]:
 
 
 @pytest.fixture(scope="module", params=["legacy", "extension"])
-def server(request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
+def server(request: pytest.FixtureRequest, shared_servers: SharedServers) -> tuple[str, str]:
     """A demo server of each wire over Streamable HTTP: (wire, url)."""
-    with start_http_demo(request.param) as (url, _process):
-        yield request.param, url
+    return request.param, shared_servers.demo(request.param)
 
 
 def test_capabilities_loads_neither_pydantic_nor_the_adapters(server: tuple[str, str]) -> None:

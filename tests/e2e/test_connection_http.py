@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -17,23 +16,23 @@ from app.engine.rpc.tool_headers import ToolUnusable
 from app.engine.rpc.transports.base import TransportError
 from app.engine.safety.redact import REDACTED
 from tests.support.demo_servers import (
+    SharedServers,
     free_port,
-    serve,
     start_http_demo,
 )
 
 
 @pytest.fixture(scope="module")
-def raw_server() -> Iterator[str]:
+def raw_server(shared_servers: SharedServers) -> str:
     """The misbehaving raw Starlette server (tests/support/servers/raw_http.py)."""
-    yield from serve("tests.support.servers.raw_http")
+    return shared_servers.module("tests.support.servers.raw_http")
 
 
 @pytest.fixture(scope="module")
-def sdk_legacy_http() -> Iterator[str]:
+def sdk_legacy_http(shared_servers: SharedServers) -> str:
     """An SDK server that only speaks 2025-11-25 (discover answers -32601 with HTTP 404)."""
-    for base in serve("tests.support.servers.sdk_server", "--transport", "http", "--legacy-only"):
-        yield f"{base}/mcp"
+    sdk_server = "tests.support.servers.sdk_server"
+    return shared_servers.module(sdk_server, "--transport", "http", "--legacy-only") + "/mcp"
 
 
 def recorder(connection: Connection) -> list[Frame]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -11,13 +10,12 @@ from app.engine.rpc.connection import Connection
 from app.engine.rpc.rpc_types import Frame
 from app.engine.rpc.targets import HttpTarget
 from app.engine.rpc.transports.base import TransportError
-from tests.support.demo_servers import free_port, serve
+from tests.support.demo_servers import SharedServers, free_port
 
 
 @pytest.fixture(scope="module")
-def sse_url() -> Iterator[str]:
-    for base in serve("tests.support.servers.sdk_server", "--transport", "sse"):
-        yield f"{base}/sse"
+def sse_url(shared_servers: SharedServers) -> str:
+    return shared_servers.module("tests.support.servers.sdk_server", "--transport", "sse") + "/sse"
 
 
 @pytest.mark.parametrize("era", ["auto", "legacy"])

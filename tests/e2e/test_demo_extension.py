@@ -23,7 +23,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 from pydantic import TypeAdapter
 
-from tests.support.demo_servers import REPO_ROOT, start_http_demo, stdio_demo_command
+from tests.support.demo_servers import REPO_ROOT, SharedServers, start_http_demo, stdio_demo_command
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -138,9 +138,8 @@ def without_meta(result: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def http_url() -> Iterator[str]:
-    with start_http_demo("extension", *FAST) as (url, _process):
-        yield url
+def http_url(shared_servers: SharedServers) -> str:
+    return shared_servers.demo("extension", *FAST)
 
 
 @pytest.fixture
@@ -501,9 +500,8 @@ def test_expiry_sweep_forgets_the_older_task_and_keeps_the_younger() -> None:
 
 
 @pytest.fixture(scope="module")
-def conformance_url() -> Iterator[str]:
-    with start_http_demo("extension", *FAST, "--conformance") as (url, _process):
-        yield url
+def conformance_url(shared_servers: SharedServers) -> str:
+    return shared_servers.demo("extension", *FAST, "--conformance")
 
 
 @pytest.fixture

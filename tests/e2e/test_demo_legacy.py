@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,7 +28,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 
 from app.demo.legacy_tasks import InvalidCursor, TaskStore
-from tests.support.demo_servers import REPO_ROOT, start_http_demo, stdio_demo_command
+from tests.support.demo_servers import REPO_ROOT, SharedServers, start_http_demo, stdio_demo_command
 
 RELATED = "io.modelcontextprotocol/related-task"
 ISO_MS_Z = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
@@ -156,9 +156,8 @@ def http_transport(url: str) -> Transport:
 
 
 @pytest.fixture(scope="module")
-def http_url() -> Iterator[str]:
-    with start_http_demo("legacy", *FAST) as (url, _process):
-        yield url
+def http_url(shared_servers: SharedServers) -> str:
+    return shared_servers.demo("legacy", *FAST)
 
 
 @pytest.fixture(params=["stdio", "http"])

@@ -241,10 +241,9 @@ async def test_noise_frames_are_dropped_and_logged(wire: str, mode: str) -> None
 @pytest.mark.parametrize("mode", ["drop", "killed"])
 async def test_stdio_connection_lost_mid_poll(wire: str, mode: str) -> None:
     """The pending poll fails at once (no request timeout wait) and the task keeps its state."""
-    started = time.monotonic()
     seen = await watch(stdio(wire, mode), request_timeout=30.0, max_errors=1)
-    assert time.monotonic() - started < 10
     (error,) = seen.of("error")
+    assert "no answer within" not in (error.detail or "")
     assert error.task is not None and error.task.status_message == "step 1"
     expected = "server process exited with code -9" if mode == "killed" else "server connection"
     assert expected in (error.detail or "")
@@ -254,9 +253,7 @@ async def test_stdio_connection_lost_mid_poll(wire: str, mode: str) -> None:
 
 @pytest.mark.parametrize("wire", WIRES)
 async def test_silent_server_gets_request_timeouts(wire: str) -> None:
-    started = time.monotonic()
     seen = await watch(stdio(wire, "silent"), request_timeout=0.5, max_errors=2)
-    assert time.monotonic() - started < 15
     errors = [event.detail for event in seen.of("error")]
     assert errors == ["TransportError: tasks/get got no answer within 0.5 s"] * 2
     assert seen.last.kind == "stopped" and seen.last.detail == "2 consecutive errors"

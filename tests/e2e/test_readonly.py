@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ from app.engine.rpc.guard import ReadOnlyRefused
 from app.tui.app import TaskscopeApp
 from app.tui.live import LiveSource
 from app.view.source import SourceUnavailable
-from tests.support.demo_servers import REPO_ROOT, start_http_demo
+from tests.support.demo_servers import REPO_ROOT
 from tests.support.tui_helpers import SIZE, connected, http_target, only_task, wait_for
 from widgets.arguments_form import ArgumentsForm
 from widgets.confirm import ConfirmModal
@@ -42,12 +41,6 @@ ANSWERS = [
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TASKSCOPE_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("TASKSCOPE_CONFIG", str(tmp_path / "no-config.json"))
-
-
-@pytest.fixture(scope="module")
-def extension_url() -> Iterator[str]:
-    with start_http_demo("extension", "--speed", "20") as (url, _process):
-        yield url
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:

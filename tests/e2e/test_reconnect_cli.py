@@ -30,7 +30,7 @@ def reconnect_lines(run: Run) -> list[str]:
 @pytest.mark.parametrize("wire", WIRES)
 def test_stdio_server_killed_is_respawned_and_the_task_is_gone(wire: str) -> None:
     run = watch_job(["--command", shlex.join(hostile_command(wire, "killed"))])
-    assert run.code == 1 and run.seconds < 30, run.stderr
+    assert run.code == 1, run.stderr
     lost, reconnecting, reconnected = reconnect_lines(run)
     assert lost.startswith("connection lost: ") and "exited with code -9" in lost
     assert reconnecting == "reconnecting in 1 s (attempt 1)"

@@ -4,7 +4,9 @@ recording replayed at 120x36 with a frozen clock and time zone."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+import functools
 import json
 import os
 import subprocess
@@ -17,8 +19,9 @@ from typing import Any
 import pytest
 from textual.widgets import Input
 
+import app.tui.replay as tui_replay
 from app.engine.record.recorder import Recorder, redactor_for
-from app.engine.record.replay import read_recording
+from app.engine.record.replay import play, read_recording
 from app.tui.app import TaskscopeApp
 from app.tui.live import LiveSource
 from app.tui.replay import ReplaySource
@@ -118,16 +121,24 @@ async def test_a_recorded_tui_session_replays_to_the_same_tasks_and_rpc_log(
         assert "taskscope-demo-extension" in header
 
 
-async def test_replay_paces_events_by_the_recorded_gaps_divided_by_speed() -> None:
+async def test_replay_paces_events_by_the_recorded_gaps_divided_by_speed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     recording = read_recording(GOLDEN / "deploy-release-legacy.ndjson")
+    waits: list[float] = []
+
+    async def noted_sleep(seconds: float) -> None:
+        waits.append(seconds)
+        await asyncio.sleep(0)
+
+    monkeypatch.setattr(tui_replay, "play", functools.partial(play, sleep=noted_sleep))
     app = TaskscopeApp(ReplaySource(recording, "legacy.ndjson", speed=2.0), remember_tasks=False)
     async with app.run_test(size=SIZE) as pilot:
-        started = time.monotonic()
         await wait_for(pilot, lambda: app.tasks.tasks and only_task(app).settled, timeout=10)
-        elapsed = time.monotonic() - started
     entries = recording.entries
     recorded = entries[-1].at - entries[0].at
-    assert recorded / 2 - 0.1 <= elapsed <= recorded / 2 + 2.0
+    assert len(waits) > 1 and all(wait > 0 for wait in waits)
+    assert sum(waits) == pytest.approx(recorded / 2, abs=0.1)
 
 
 def test_replay_of_a_fixed_recording_at_120x36(snap_compare: Any, utc: None) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,7 @@ from app.engine.rpc.targets import url_target
 from app.engine.safety.redact import REDACTED
 from app.tui.app import TaskscopeApp
 from app.tui.live import LiveSource
-from tests.support.demo_servers import REPO_ROOT, free_port, start_http_demo
+from tests.support.demo_servers import REPO_ROOT, free_port
 from tests.support.tui_helpers import SIZE, connected, only_task, wait_for
 from widgets.arguments_form import CreateRequest
 from widgets.rpc_log import RpcLog
@@ -35,12 +34,6 @@ SECRETS = (BEARER, API_KEY)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TASKSCOPE_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("TASKSCOPE_CONFIG", str(tmp_path / "no-config.json"))
-
-
-@pytest.fixture(scope="module")
-def extension_url() -> Iterator[str]:
-    with start_http_demo("extension", "--speed", "20") as (url, _process):
-        yield url
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:

@@ -15,7 +15,6 @@ import base64
 import io
 import json
 import logging
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -39,7 +38,7 @@ from app.tui.app import TaskscopeApp, describe
 from app.tui.live import LiveSource, Shown
 from app.view.known_tasks import KnownTasks
 from tests.support.cli_helpers import Run, clean_env, run_cli
-from tests.support.demo_servers import free_port, serve
+from tests.support.demo_servers import free_port
 from tests.support.tui_helpers import SIZE, by_tool, connected, wait_for
 from widgets.arguments_form import CreateRequest
 
@@ -59,10 +58,10 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TASKSCOPE_BEARER", raising=False)
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    """The echoing server's base URL (its endpoint is `/mcp`, what it received `/seen`)."""
-    yield from serve("tests.support.servers.echo_secrets")
+@pytest.fixture
+def server(echo_secrets_url: str) -> str:
+    """The echoing server's base URL, under the short name these tests use."""
+    return echo_secrets_url
 
 
 def with_password(base: str) -> str:

@@ -4,7 +4,10 @@
 free port and yields its URL once the port accepts connections; `stdio_demo_command(...)` is the
 command line a stdio client spawns. `hostile_command` / `start_http_hostile` do the same for the
 hostile server (`app.demo.hostile`) with its misbehaviour modes. The server's stderr goes to a
-temporary file and is shown when start-up fails, so a crash is never silent.
+temporary file and is shown when start-up fails, so a crash is never silent. `SharedServers`
+keeps one server per command line for a whole session (conftest.py's shared fixtures);
+`serving` runs one of the test servers of tests/support/servers; `demo_children` and `until`
+let reconnect tests find the demo processes a connection spawned and wait on the event loop.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Literal
 
@@ -158,7 +161,9 @@ def start_http_server(
             stop_process(process)
 
 
-def serve(module: str, *args: str) -> Iterator[str]:
+@contextmanager
+def serving(module: str, *args: str) -> Iterator[str]:
+    """Run `python -m module --port N *args` until it listens; yield its base URL, then stop it."""
     port = free_port()
     command = [sys.executable, "-m", module, "--port", str(port), *args]
     process = subprocess.Popen(command, cwd=REPO_ROOT, stdin=subprocess.DEVNULL)
@@ -167,6 +172,33 @@ def serve(module: str, *args: str) -> Iterator[str]:
         yield f"http://127.0.0.1:{port}"
     finally:
         stop_process(process)
+
+
+class SharedServers:
+    """Servers started on first use and stopped when closed, one per command line: the session's
+    HTTP servers that tests only read from and add tasks to, never kill or reconfigure."""
+
+    def __init__(self) -> None:
+        self._stack = ExitStack()
+        self._urls: dict[tuple[str, ...], str] = {}
+
+    def demo(self, wire: Wire, *extra_args: str) -> str:
+        """The URL of a demo server of `wire` on Streamable HTTP started with `extra_args`."""
+        key = ("app.demo", wire, *extra_args)
+        if key not in self._urls:
+            url, _process = self._stack.enter_context(start_http_demo(wire, *extra_args))
+            self._urls[key] = url
+        return self._urls[key]
+
+    def module(self, module: str, *args: str) -> str:
+        """The base URL of `python -m module --port N *args` (a server of tests/support/servers)."""
+        key = (module, *args)
+        if key not in self._urls:
+            self._urls[key] = self._stack.enter_context(serving(module, *args))
+        return self._urls[key]
+
+    def close(self) -> None:
+        self._stack.close()
 
 
 async def until(predicate: Callable[[], object], timeout: float = 20.0) -> None:

@@ -6,7 +6,6 @@ import json
 import shlex
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +20,6 @@ class Run:
     code: int
     stdout: str
     stderr: str
-    seconds: float
 
     @property
     def document(self) -> Any:
@@ -36,7 +34,6 @@ class Run:
 
 
 def taskscope(*args: str, timeout: float = 60) -> Run:
-    started = time.monotonic()
     done = subprocess.run(
         [sys.executable, "-m", "app.cli.main", *args],
         capture_output=True,
@@ -46,7 +43,7 @@ def taskscope(*args: str, timeout: float = 60) -> Run:
         cwd=REPO_ROOT,
         timeout=timeout,
     )
-    return Run(done.returncode, done.stdout, done.stderr, time.monotonic() - started)
+    return Run(done.returncode, done.stdout, done.stderr)
 
 
 def on_stdio(wire: str, *modes: str) -> list[str]:

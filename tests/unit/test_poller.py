@@ -7,7 +7,6 @@ poll times are exact.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Awaitable, Callable, Coroutine
 from datetime import UTC, datetime
 from itertools import pairwise
@@ -852,7 +851,6 @@ def test_a_thousand_tasks_at_one_second() -> None:
         adapter.script(task_id, make_task(task_id=task_id, hint=1000))
         adapter.latency[task_id] = 0.02
     rec = Recorder()
-    started = time.perf_counter()
 
     async def main() -> None:
         poller = Poller(adapter, rec, duration_s=10.0, max_in_flight=32)
@@ -861,7 +859,6 @@ def test_a_thousand_tasks_at_one_second() -> None:
         await poller.run_until_idle()
 
     virtual(main)
-    assert time.perf_counter() - started < 30
     assert adapter.most_in_flight <= 32
     per_task: dict[str, list[float]] = {}
     for task_id, moment, _ in adapter.polls:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from io import StringIO
 
 import pytest
@@ -156,11 +155,11 @@ def test_escape_sequences_never_reach_the_terminal() -> None:
     ],
     ids=["plain", "csi", "c1-osc", "osc-open", "csi-open", "bidi-bell"],
 )
+@pytest.mark.timeout(10)
 def test_megabyte_inputs_are_fast(big: str) -> None:
-    start = time.perf_counter()
+    """A linear scan of a megabyte takes milliseconds; a backtracking one would not end in time."""
     cleaned = clean_text(big, allow_newlines=True)
     one_line(big, 80)
-    assert time.perf_counter() - start < 1.5
     assert "\x1b" not in cleaned
 
 
