@@ -212,7 +212,8 @@ async def until(predicate: Callable[[], object], timeout: float = 20.0) -> None:
 
 
 def demo_children() -> list[int]:
-    """Process ids of this process's demo-server children."""
+    """Process ids of this process's stdio demo-server children (not the session's shared HTTP
+    servers, which are children too)."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -223,6 +224,6 @@ def demo_children() -> list[int]:
         except OSError:
             continue
         parent = int(stat.rsplit(")", 1)[1].split()[1])
-        if parent == os.getpid() and b"app.demo" in cmdline:
+        if parent == os.getpid() and b"app.demo" in cmdline and b"--port" not in cmdline:
             found.append(int(entry.name))
     return found
