@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from tests.support.demo_servers import free_port, start_http_server
+from tests.support.demo_servers import start_http_server
 from tests.support.node_tools import node_command, node_env, npm_install
 from tests.support.python_tools import venv_python
 
@@ -298,9 +298,7 @@ def case_id(case: tuple[Server, Transport]) -> str:
 @contextmanager
 def running(server: Server) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """Start `server` over Streamable HTTP on a free 127.0.0.1 port; yield its URL and process."""
-    port = free_port()
-    command, env = server.http(port)
-    with start_http_server(command, port, server.name, START_TIMEOUT_S, env=env) as started:
+    with start_http_server(server.http, server.name, START_TIMEOUT_S) as started:
         yield started
 
 

@@ -38,23 +38,71 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(sock.getsockname()[1])
 
 
+class PortTaken(RuntimeError):
+    """The chosen port was taken by another process (another xdist worker's server) first."""
+
+
 def wait_for_port(
     port: int,
     host: str = "127.0.0.1",
     timeout: float = 20.0,
     process: subprocess.Popen[bytes] | None = None,
 ) -> None:
-    """Block until `host:port` accepts a connection; fail early if `process` exits first."""
+    """Block until `host:port` accepts a connection; with `process`, until *that process* (or a
+    child of it) listens there, and fail early if it exits first — a port another worker's server
+    took between `free_port` and the bind must not pass for ours."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process is not None and process.poll() is not None:
+            if listener_pids(port):
+                raise PortTaken(f"port {port} was taken by another process")
             raise RuntimeError(f"server exited with code {process.returncode} before listening")
         try:
             with socket.create_connection((host, port), timeout=0.5):
-                return
+                if process is None or _owned_by(process.pid, listener_pids(port)):
+                    return
         except OSError:
-            time.sleep(0.05)
-    raise TimeoutError(f"nothing listened on {host}:{port} within {timeout} s")
+            pass
+        time.sleep(0.05)
+    who = "nothing" if process is None else "our server"
+    raise TimeoutError(f"{who} listened on {host}:{port} within {timeout} s")
+
+
+def listener_pids(port: int) -> set[int]:
+    """Process ids holding a listening TCP socket on `port` (read from /proc)."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                inodes.add(f"socket:[{fields[9]}]")
+    pids = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and inodes:
+            try:
+                if any(os.readlink(fd) in inodes for fd in (entry / "fd").iterdir()):
+                    pids.add(int(entry.name))
+            except OSError:
+                continue
+    return pids
+
+
+def _owned_by(root: int, pids: set[int]) -> bool:
+    """Whether any of `pids` is `root` or descends from it."""
+    for pid in pids:
+        while pid > 1:
+            if pid == root:
+                return True
+            try:
+                stat = Path(f"/proc/{pid}/stat").read_text()
+            except OSError:
+                break
+            pid = int(stat.rsplit(")", 1)[1].split()[1])
+    return False
 
 
 def stdio_demo_command(wire: Wire, *extra_args: str) -> list[str]:
@@ -110,9 +158,11 @@ def start_http_hostile(
     wire: Wire, *modes: str, extra_args: Sequence[str] = (), timeout: float = 20.0
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """Run the hostile server over HTTP on a free port; yield `(url, process)`, then stop it."""
-    port = free_port()
-    command = http_hostile_command(wire, port, *modes, extra_args=extra_args)
-    with start_http_server(command, port, "hostile", timeout) as running:
+    with start_http_server(
+        lambda port: (http_hostile_command(wire, port, *modes, extra_args=extra_args), None),
+        "hostile",
+        timeout,
+    ) as running:
         yield running
 
 
@@ -121,57 +171,65 @@ def start_http_demo(
     wire: Wire, *extra_args: str, timeout: float = 20.0
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """Run a `wire` demo server over HTTP on a free port; yield `(url, process)`, then stop it."""
-    port = free_port()
     with start_http_server(
-        http_demo_command(wire, port, *extra_args), port, wire, timeout
+        lambda port: (http_demo_command(wire, port, *extra_args), None), wire, timeout
     ) as running:
         yield running
 
 
+PORT_ATTEMPTS = 3
+"""How many free ports a server start tries when another process takes the first one."""
+
+
 @contextmanager
 def start_http_server(
-    command: list[str],
-    port: int,
+    launch: Callable[[int], tuple[list[str], Mapping[str, str] | None]],
     name: str,
     timeout: float,
     *,
-    env: Mapping[str, str] | None = None,
     path: str = "/mcp",
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """Start `command`, wait until it listens on `port`, yield `(url, process)`, then stop it."""
-    with tempfile.TemporaryFile() as stderr:
-        process = subprocess.Popen(
-            command,
-            cwd=REPO_ROOT,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=stderr,
-            env=None if env is None else dict(env),
-        )
-        try:
+    """Start `launch(port)`'s command line (with its environment, None for ours) on a free port,
+    wait until it listens there, yield `(url, process)`, then stop it; a port taken by someone
+    else first is retried on a new one."""
+    for attempt in range(PORT_ATTEMPTS):
+        port = free_port()
+        command, env = launch(port)
+        with tempfile.TemporaryFile() as stderr:
+            process = subprocess.Popen(
+                command,
+                cwd=REPO_ROOT,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=stderr,
+                env=None if env is None else dict(env),
+            )
             try:
-                wait_for_port(port, timeout=timeout, process=process)
-            except (RuntimeError, TimeoutError) as error:
+                try:
+                    wait_for_port(port, timeout=timeout, process=process)
+                except PortTaken:
+                    if attempt + 1 < PORT_ATTEMPTS:
+                        continue
+                    raise
+                except (RuntimeError, TimeoutError) as error:
+                    stop_process(process)
+                    stderr.seek(0)
+                    log = stderr.read().decode(errors="replace")[-4000:]
+                    raise RuntimeError(f"{name} server did not start: {error}\n{log}") from error
+                yield f"http://127.0.0.1:{port}{path}", process
+                return
+            finally:
                 stop_process(process)
-                stderr.seek(0)
-                log = stderr.read().decode(errors="replace")[-4000:]
-                raise RuntimeError(f"{name} server did not start: {error}\n{log}") from error
-            yield f"http://127.0.0.1:{port}{path}", process
-        finally:
-            stop_process(process)
 
 
 @contextmanager
 def serving(module: str, *args: str) -> Iterator[str]:
     """Run `python -m module --port N *args` until it listens; yield its base URL, then stop it."""
-    port = free_port()
-    command = [sys.executable, "-m", module, "--port", str(port), *args]
-    process = subprocess.Popen(command, cwd=REPO_ROOT, stdin=subprocess.DEVNULL)
-    try:
-        wait_for_port(port, process=process)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_process(process)
+    command = [sys.executable, "-m", module]
+    with start_http_server(
+        lambda port: ([*command, "--port", str(port), *args], None), module, 20.0, path=""
+    ) as (url, _process):
+        yield url
 
 
 class SharedServers:
