@@ -29,6 +29,7 @@ from app.engine.rpc.purpose import sent_for
 from app.engine.rpc.reconnect import ConnectionEvent, ReconnectPolicy
 from app.engine.rpc.session import EngineSession, WireMismatch
 from app.engine.rpc.targets import Target
+from app.engine.rpc.tool_info import ToolInfo
 from app.engine.safety.redact import Redactor
 from app.engine.tasks.contract import CreateOutcome
 from app.engine.tasks.events import TaskEvent
@@ -40,7 +41,6 @@ from app.view.source import (
     FrameSink,
     SourceInfo,
     SourceUnavailable,
-    ToolInfo,
 )
 
 __all__ = ["LiveSource", "WireMismatch"]

@@ -16,9 +16,10 @@ from app.view.source import SourceUnavailable, TaskSource
 
 if TYPE_CHECKING:
     from app.engine.record.recording import Entry
+    from app.engine.rpc.tool_info import ToolInfo
     from app.engine.tasks.contract import CreateOutcome
     from app.engine.tasks.models import InputRequest
-    from app.view.source import ConnectionState, EventSink, FrameSink, SourceInfo, ToolInfo
+    from app.view.source import ConnectionState, EventSink, FrameSink, SourceInfo
 
 History = Callable[[], "Sequence[Entry]"]
 """The recorded session, events and actions that `e` exports from."""

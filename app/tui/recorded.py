@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.engine.rpc.rpc_types import Frame
+from app.engine.rpc.tool_info import ToolInfo
 from app.engine.tasks.contract import CreateOutcome
 from app.engine.tasks.events import TaskEvent
 from app.engine.tasks.models import InputRequest
@@ -20,7 +21,6 @@ from app.view.source import (
     FrameSink,
     SourceInfo,
     SourceUnavailable,
-    ToolInfo,
 )
 
 READ_ONLY = "this is a recording: it cannot reach a server"

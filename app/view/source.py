@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:  # annotations only: the App's first frame does not load the engine
     from app.engine.rpc.rpc_types import Frame
+    from app.engine.rpc.tool_info import ToolInfo
     from app.engine.tasks.contract import CreateOutcome, TasksCapabilities
     from app.engine.tasks.events import TaskEvent
     from app.engine.tasks.models import InputRequest
 
-TaskSupport = Literal["forbidden", "optional", "required"]
 ConnectionState = Literal["loading", "connecting", "connected", "reconnecting", "closed", "failed"]
 """`loading`: the App is on screen while the engine modules load (before the source exists)."""
 
@@ -42,39 +42,6 @@ class SourceInfo:
     """The tasks come from a recording, not from a live server."""
     era: dict[str, Any] = field(default_factory=dict)
     """How the era was decided (`EraDecision.as_json()`): preference, settled, reason, tried."""
-
-
-@dataclass(frozen=True, slots=True)
-class ToolInfo:
-    """One tool from `tools/list`: what the picker and the arguments form need."""
-
-    name: str
-    description: str
-    input_schema: dict[str, Any]
-    task_support: TaskSupport | None
-    """Legacy `execution.taskSupport` (absent means forbidden); None on the extension wire."""
-    unusable: str | None = None
-    """Why the tool cannot be called (invalid SEP-2243 `x-mcp-header` annotations), if so."""
-
-    @classmethod
-    def from_wire(
-        cls, tool: dict[str, Any], *, legacy: bool, unusable: str | None = None
-    ) -> ToolInfo:
-        """Read one `tools/list` entry leniently (missing fields become empty)."""
-        schema = tool.get("inputSchema")
-        execution = tool.get("execution")
-        support = execution.get("taskSupport") if isinstance(execution, dict) else None
-        task_support: TaskSupport | None = None
-        if legacy:
-            task_support = support if support in ("optional", "required") else "forbidden"
-        description = tool.get("description")
-        return cls(
-            name=str(tool.get("name", "")),
-            description=description if isinstance(description, str) else "",
-            input_schema=schema if isinstance(schema, dict) else {"type": "object"},
-            task_support=task_support,
-            unusable=unusable,
-        )
 
 
 class SourceUnavailable(Exception):

@@ -29,6 +29,7 @@ from textual.widgets._select import SelectOverlay
 
 from app.engine.rpc.rpc_types import Frame
 from app.engine.rpc.targets import HttpTarget
+from app.engine.rpc.tool_info import ToolInfo
 from app.engine.tasks.contract import CreateOutcome, TasksCapabilities
 from app.engine.tasks.events import TaskEvent
 from app.engine.tasks.models import InputKind, InputRequest, Task, TaskError
@@ -36,7 +37,7 @@ from app.tui.app import TaskscopeApp
 from app.tui.bindings import ALL_BINDINGS
 from app.tui.live import LiveSource
 from app.tui.recorded import RecordedSource
-from app.view.source import SourceInfo, ToolInfo
+from app.view.source import SourceInfo
 from tests.support.markup import (
     LastingToastsApp,
     Notes,
