@@ -7,13 +7,13 @@ calls these verbs from its workers, so tests can swap the engine for a static on
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:  # annotations only: the App's first frame does not load the engine
+    from app.engine.record.recording import SessionInfo
     from app.engine.rpc.rpc_types import Frame
     from app.engine.rpc.tool_info import ToolInfo
-    from app.engine.tasks.contract import CreateOutcome, TasksCapabilities
+    from app.engine.tasks.contract import CreateOutcome
     from app.engine.tasks.events import TaskEvent
     from app.engine.tasks.models import InputRequest
 
@@ -24,26 +24,6 @@ EventSink = Callable[["TaskEvent"], None]
 FrameSink = Callable[["Frame"], None]
 
 
-@dataclass(frozen=True, slots=True)
-class SourceInfo:
-    """Who the server is, how we reach it and which tasks wire it speaks (for the header)."""
-
-    server_name: str
-    server_version: str
-    transport: str
-    protocol_version: str
-    capabilities: TasksCapabilities
-    label: str
-    server_key: str
-    """Identifies the server across runs (its URL or command line); keys the known-task store."""
-    readonly: bool = False
-    """Creating, cancelling and answering are refused (`--readonly`, or a replay)."""
-    replay: bool = False
-    """The tasks come from a recording, not from a live server."""
-    era: dict[str, Any] = field(default_factory=dict)
-    """How the era was decided (`EraDecision.as_json()`): preference, settled, reason, tried."""
-
-
 class SourceUnavailable(Exception):
     """The source cannot do this (a recording cannot create tasks); the message says why."""
 
@@ -51,7 +31,7 @@ class SourceUnavailable(Exception):
 class TaskSource(Protocol):
     """The engine behind the App. Every coroutine runs on the App's event loop (in workers)."""
 
-    async def connect(self, on_event: EventSink, on_frame: FrameSink) -> SourceInfo:
+    async def connect(self, on_event: EventSink, on_frame: FrameSink) -> SessionInfo:
         """Open the source; events and frames go to the sinks from now on."""
         ...
 

@@ -27,6 +27,7 @@ from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Select, Tooltip
 from textual.widgets._select import SelectOverlay
 
+from app.engine.record.recording import SessionInfo
 from app.engine.rpc.rpc_types import Frame
 from app.engine.rpc.targets import HttpTarget
 from app.engine.rpc.tool_info import ToolInfo
@@ -37,7 +38,6 @@ from app.tui.app import TaskscopeApp
 from app.tui.bindings import ALL_BINDINGS
 from app.tui.live import LiveSource
 from app.tui.recorded import RecordedSource
-from app.view.source import SourceInfo
 from tests.support.markup import (
     LastingToastsApp,
     Notes,
@@ -105,7 +105,7 @@ REQUEST = InputRequest(
     task_id=WAITING_ID,
     message=EVIL,
 )
-INFO = SourceInfo(
+INFO = SessionInfo(
     server_name="[/b]srv",
     server_version="[reverse]9",
     transport="http",
