@@ -19,12 +19,12 @@ from typing import Any
 
 from textual.pilot import Pilot
 
+from app.engine.record.recording import SessionInfo
 from app.engine.tasks.events import EventKind, TaskEvent
 from app.engine.tasks.models import Task
 from app.tui.app import TaskscopeApp
 from app.tui.config import TuiConfig
 from app.tui.recorded import RecordedSource
-from app.view.source import SourceInfo
 from bench.app_probe import FrameMeter, key_latency
 from bench.common import Figure, Report, cpu_seconds, percentile
 from tests.support.tui_recording import INFO
@@ -43,7 +43,7 @@ class ChurnSource(RecordedSource):
     """Watches `count` tasks (created over the last ten minutes) and changes a quarter of them
     every second, until cancelled."""
 
-    def __init__(self, info: SourceInfo, count: int) -> None:
+    def __init__(self, info: SessionInfo, count: int) -> None:
         super().__init__(info)
         self.count = count
         now = time.time()

@@ -23,8 +23,8 @@ from textual.widgets import Button, Checkbox, Input, Select, SelectionList, Stat
 from app.engine.forms.answers import default_content, validate_answer
 from app.engine.forms.model import FieldSpec, FormSpec
 from app.engine.forms.schema_form import UnsupportedSchema, parse_schema
+from app.engine.rpc.tool_info import ToolInfo
 from app.engine.safety.sanitize import clean_text, one_line, safe_text
-from app.view.source import ToolInfo
 from widgets.css_paths import MODALS_CSS
 from widgets.input_form import (
     FormField,

@@ -28,8 +28,9 @@ from app.view.state import TasksSummary
 from widgets.theme_style import theme_style
 
 if TYPE_CHECKING:  # annotations only: the App's first frame does not load the engine
+    from app.engine.record.recording import SessionInfo
     from app.engine.tasks.contract import TasksCapabilities
-    from app.view.source import ConnectionState, SourceInfo
+    from app.view.source import ConnectionState
     from app.view.task_filter import SortKey
 
 ABOUT_MIN_WIDTH = 16
@@ -103,7 +104,7 @@ class ListView:
 class HeaderState:
     """Everything the header shows; replaced as a whole so the widget repaints once."""
 
-    info: SourceInfo | None
+    info: SessionInfo | None
     connection: ConnectionState
     problem: str | None
     summary: TasksSummary | None

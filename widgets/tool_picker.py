@@ -22,8 +22,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from app.engine.rpc.tool_info import ToolInfo
 from app.engine.safety.sanitize import one_line, safe_text
-from app.view.source import ToolInfo
 from widgets.css_paths import MODALS_CSS
 
 SIDE_PANE_MIN_WIDTH = 110

@@ -57,11 +57,12 @@ from widgets.time_view import TimeView
 if TYPE_CHECKING:
     # The engine, the detail pane, the RPC log, the modals, the help panel (Textual's Markdown)
     # and the exporter load when first used, not before the first frame.
+    from app.engine.record.recording import SessionInfo
     from app.engine.rpc.rpc_types import Frame
     from app.engine.tasks.events import TaskEvent
     from app.engine.tasks.models import InputRequest
     from app.view.known_tasks import KnownTasks
-    from app.view.source import SourceInfo, TaskSource
+    from app.view.source import TaskSource
     from widgets.arguments_form import CreateRequest
     from widgets.input_inbox import InboxEntry
     from widgets.rpc_log import RpcLog
@@ -166,7 +167,7 @@ class TaskscopeApp(App[int]):
         the terminal is given back, so quitting never waits on a slow server."""
         self.tasks = TasksState(timeline_cap=self.config.timeline)
         """Every watched task; the App is its only writer."""
-        self.info: SourceInfo | None = None
+        self.info: SessionInfo | None = None
         self.known: KnownTasks | None = None
         self.marked: set[str] = set()
         self.paused = False

@@ -23,12 +23,14 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from app.engine.polling.poller import Poller
-from app.engine.record.recorder import Recorder, redactor_for
+from app.engine.record.recorder import Recorder, redactor_for, session_info
+from app.engine.record.recording import SessionInfo
 from app.engine.rpc.era import EraPreference
 from app.engine.rpc.purpose import sent_for
 from app.engine.rpc.reconnect import ConnectionEvent, ReconnectPolicy
 from app.engine.rpc.session import EngineSession, WireMismatch
 from app.engine.rpc.targets import Target
+from app.engine.rpc.tool_info import ToolInfo
 from app.engine.safety.redact import Redactor
 from app.engine.tasks.contract import CreateOutcome
 from app.engine.tasks.events import TaskEvent
@@ -38,9 +40,7 @@ from app.view.source import (
     ConnectionState,
     EventSink,
     FrameSink,
-    SourceInfo,
     SourceUnavailable,
-    ToolInfo,
 )
 
 __all__ = ["LiveSource", "WireMismatch"]
@@ -174,7 +174,7 @@ class LiveSource:
         """The engine session behind this source."""
         return self._session
 
-    async def connect(self, on_event: EventSink, on_frame: FrameSink) -> SourceInfo:
+    async def connect(self, on_event: EventSink, on_frame: FrameSink) -> SessionInfo:
         """Open the session (wire resolved, `--wire` checked) and start the poller's book.
 
         The recorder gets each event as it came (it redacts what it keeps); the App a redacted one.
@@ -190,16 +190,12 @@ class LiveSource:
         self._adapter = adapter
         self._poller = Poller(adapter, sink, user_min_ms=self._user_min_poll_ms)
         return self.shown.value(
-            SourceInfo(
-                server_name=info.name,
-                server_version=info.version,
-                transport=info.transport,
-                protocol_version=info.protocol_version,
-                capabilities=adapter.capabilities,
-                label=self.target.label,
-                server_key=self._session.server_key,
+            session_info(
+                info,
+                adapter.capabilities,
+                self.target,
                 readonly=self._readonly,
-                era=info.era_decision.as_json() if info.era_decision is not None else {},
+                key=self._session.server_key,
             )
         )
 

@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Any
 from app.view.source import SourceUnavailable, TaskSource
 
 if TYPE_CHECKING:
-    from app.engine.record.recording import Entry
+    from app.engine.record.recording import Entry, SessionInfo
+    from app.engine.rpc.tool_info import ToolInfo
     from app.engine.tasks.contract import CreateOutcome
     from app.engine.tasks.models import InputRequest
-    from app.view.source import ConnectionState, EventSink, FrameSink, SourceInfo, ToolInfo
+    from app.view.source import ConnectionState, EventSink, FrameSink
 
 History = Callable[[], "Sequence[Entry]"]
 """The recorded session, events and actions that `e` exports from."""
@@ -48,7 +49,7 @@ class DeferredSource:
 class LoadingSource:
     """The App's `TaskSource` while the real one loads: state `loading`, every verb refused."""
 
-    async def connect(self, on_event: EventSink, on_frame: FrameSink) -> SourceInfo:
+    async def connect(self, on_event: EventSink, on_frame: FrameSink) -> SessionInfo:
         raise SourceUnavailable(STILL_LOADING)
 
     async def run(self) -> None:

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:  # annotations only: the App's first frame does not load the engine
+    from app.engine.record.recording import SessionInfo
     from app.engine.rpc.rpc_types import Frame
     from app.engine.tasks.events import TaskEvent
-    from app.view.source import SourceInfo
 
 FLUSH_INTERVAL_S = 0.26
 """A little over a quarter second: with the clock folded in, the table repaints at most four times
@@ -36,7 +36,7 @@ class TaskEventsArrived(Message):
 class SourceConnected(Message):
     """The source is open; the header can show who the server is."""
 
-    def __init__(self, info: SourceInfo) -> None:
+    def __init__(self, info: SessionInfo) -> None:
         super().__init__()
         self.info = info
 

@@ -10,7 +10,9 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
+from app.engine.record.recording import SessionInfo
 from app.engine.rpc.rpc_types import Frame
+from app.engine.rpc.tool_info import ToolInfo
 from app.engine.tasks.contract import CreateOutcome
 from app.engine.tasks.events import TaskEvent
 from app.engine.tasks.models import InputRequest
@@ -18,9 +20,7 @@ from app.view.source import (
     ConnectionState,
     EventSink,
     FrameSink,
-    SourceInfo,
     SourceUnavailable,
-    ToolInfo,
 )
 
 READ_ONLY = "this is a recording: it cannot reach a server"
@@ -31,7 +31,7 @@ class RecordedSource:
 
     def __init__(
         self,
-        info: SourceInfo,
+        info: SessionInfo,
         events: Sequence[TaskEvent] = (),
         frames: Sequence[Frame] = (),
         tools: Sequence[ToolInfo] = (),
@@ -45,7 +45,7 @@ class RecordedSource:
         self._on_event: EventSink | None = None
         self._on_frame: FrameSink | None = None
 
-    async def connect(self, on_event: EventSink, on_frame: FrameSink) -> SourceInfo:
+    async def connect(self, on_event: EventSink, on_frame: FrameSink) -> SessionInfo:
         self._on_event, self._on_frame = on_event, on_frame
         return self.info
 

@@ -8,18 +8,18 @@ details, timeline and RPC log end up as they were.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 
 from app.engine.record.recording import SessionInfo
 from app.engine.record.replay import Recording, play
 from app.engine.tasks.contract import TasksCapabilities
 from app.tui.recorded import RecordedSource
-from app.view.source import SourceInfo
 
 
-def replayed_info(info: SessionInfo | None, path: str) -> SourceInfo:
+def replayed_info(info: SessionInfo | None, path: str) -> SessionInfo:
     """The header info of a replay: the recorded server, marked as a read-only replay."""
     if info is None:
-        return SourceInfo(
+        return SessionInfo(
             server_name="recording",
             server_version="",
             transport="replay",
@@ -30,18 +30,7 @@ def replayed_info(info: SessionInfo | None, path: str) -> SourceInfo:
             readonly=True,
             replay=True,
         )
-    return SourceInfo(
-        server_name=info.server_name,
-        server_version=info.server_version,
-        transport=info.transport,
-        protocol_version=info.protocol_version,
-        capabilities=info.capabilities,
-        label=info.label,
-        server_key=info.server_key,
-        readonly=True,
-        replay=True,
-        era=info.era,
-    )
+    return dataclasses.replace(info, readonly=True, replay=True)
 
 
 class ReplaySource(RecordedSource):

@@ -7,74 +7,21 @@ calls these verbs from its workers, so tests can swap the engine for a static on
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:  # annotations only: the App's first frame does not load the engine
+    from app.engine.record.recording import SessionInfo
     from app.engine.rpc.rpc_types import Frame
-    from app.engine.tasks.contract import CreateOutcome, TasksCapabilities
+    from app.engine.rpc.tool_info import ToolInfo
+    from app.engine.tasks.contract import CreateOutcome
     from app.engine.tasks.events import TaskEvent
     from app.engine.tasks.models import InputRequest
 
-TaskSupport = Literal["forbidden", "optional", "required"]
 ConnectionState = Literal["loading", "connecting", "connected", "reconnecting", "closed", "failed"]
 """`loading`: the App is on screen while the engine modules load (before the source exists)."""
 
 EventSink = Callable[["TaskEvent"], None]
 FrameSink = Callable[["Frame"], None]
-
-
-@dataclass(frozen=True, slots=True)
-class SourceInfo:
-    """Who the server is, how we reach it and which tasks wire it speaks (for the header)."""
-
-    server_name: str
-    server_version: str
-    transport: str
-    protocol_version: str
-    capabilities: TasksCapabilities
-    label: str
-    server_key: str
-    """Identifies the server across runs (its URL or command line); keys the known-task store."""
-    readonly: bool = False
-    """Creating, cancelling and answering are refused (`--readonly`, or a replay)."""
-    replay: bool = False
-    """The tasks come from a recording, not from a live server."""
-    era: dict[str, Any] = field(default_factory=dict)
-    """How the era was decided (`EraDecision.as_json()`): preference, settled, reason, tried."""
-
-
-@dataclass(frozen=True, slots=True)
-class ToolInfo:
-    """One tool from `tools/list`: what the picker and the arguments form need."""
-
-    name: str
-    description: str
-    input_schema: dict[str, Any]
-    task_support: TaskSupport | None
-    """Legacy `execution.taskSupport` (absent means forbidden); None on the extension wire."""
-    unusable: str | None = None
-    """Why the tool cannot be called (invalid SEP-2243 `x-mcp-header` annotations), if so."""
-
-    @classmethod
-    def from_wire(
-        cls, tool: dict[str, Any], *, legacy: bool, unusable: str | None = None
-    ) -> ToolInfo:
-        """Read one `tools/list` entry leniently (missing fields become empty)."""
-        schema = tool.get("inputSchema")
-        execution = tool.get("execution")
-        support = execution.get("taskSupport") if isinstance(execution, dict) else None
-        task_support: TaskSupport | None = None
-        if legacy:
-            task_support = support if support in ("optional", "required") else "forbidden"
-        description = tool.get("description")
-        return cls(
-            name=str(tool.get("name", "")),
-            description=description if isinstance(description, str) else "",
-            input_schema=schema if isinstance(schema, dict) else {"type": "object"},
-            task_support=task_support,
-            unusable=unusable,
-        )
 
 
 class SourceUnavailable(Exception):
@@ -84,7 +31,7 @@ class SourceUnavailable(Exception):
 class TaskSource(Protocol):
     """The engine behind the App. Every coroutine runs on the App's event loop (in workers)."""
 
-    async def connect(self, on_event: EventSink, on_frame: FrameSink) -> SourceInfo:
+    async def connect(self, on_event: EventSink, on_frame: FrameSink) -> SessionInfo:
         """Open the source; events and frames go to the sinks from now on."""
         ...
 

@@ -27,8 +27,10 @@ from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Select, Tooltip
 from textual.widgets._select import SelectOverlay
 
+from app.engine.record.recording import SessionInfo
 from app.engine.rpc.rpc_types import Frame
 from app.engine.rpc.targets import HttpTarget
+from app.engine.rpc.tool_info import ToolInfo
 from app.engine.tasks.contract import CreateOutcome, TasksCapabilities
 from app.engine.tasks.events import TaskEvent
 from app.engine.tasks.models import InputKind, InputRequest, Task, TaskError
@@ -36,7 +38,6 @@ from app.tui.app import TaskscopeApp
 from app.tui.bindings import ALL_BINDINGS
 from app.tui.live import LiveSource
 from app.tui.recorded import RecordedSource
-from app.view.source import SourceInfo, ToolInfo
 from tests.support.markup import (
     LastingToastsApp,
     Notes,
@@ -104,7 +105,7 @@ REQUEST = InputRequest(
     task_id=WAITING_ID,
     message=EVIL,
 )
-INFO = SourceInfo(
+INFO = SessionInfo(
     server_name="[/b]srv",
     server_version="[reverse]9",
     transport="http",

@@ -8,7 +8,7 @@ from typing import Any
 from textual.app import App
 from textual.widgets import Static
 
-from app.view.source import ToolInfo
+from app.engine.rpc.tool_info import ToolInfo
 from widgets.tool_picker import ToolPicker, match_rank, ranked
 
 

@@ -17,6 +17,7 @@ from textual.command import CommandPalette
 from textual.notifications import Notify
 from textual.widgets import Input, TextArea
 
+from app.engine.rpc.tool_info import ToolInfo
 from app.engine.tasks.events import TaskEvent
 from app.tui.app import TaskscopeApp
 from app.tui.bindings import ALL_BINDINGS
@@ -24,7 +25,6 @@ from app.tui.config import TuiConfig, load_config
 from app.tui.messages import Batcher
 from app.tui.recorded import RecordedSource
 from app.view.known_tasks import KnownTasks
-from app.view.source import ToolInfo
 from tests.support.tui_helpers import wait_for
 from tests.support.tui_recording import (
     INFO,
@@ -290,17 +290,6 @@ def test_task_choice_follows_task_support() -> None:
     assert task_choice(tool("optional"), True)[:2] == (True, True)
     assert task_choice(tool("forbidden"), True)[:2] == (False, False)
     assert task_choice(tool("required"), False)[:2] == (False, False)
-
-
-def test_tool_info_reads_task_support_only_on_legacy() -> None:
-    wire = {
-        "name": "x",
-        "inputSchema": {"type": "object"},
-        "execution": {"taskSupport": "required"},
-    }
-    assert ToolInfo.from_wire(wire, legacy=True).task_support == "required"
-    assert ToolInfo.from_wire(wire, legacy=False).task_support is None
-    assert ToolInfo.from_wire({"name": "y"}, legacy=True).task_support == "forbidden"
 
 
 def test_known_tasks_round_trip_and_survive_a_broken_file(tmp_path: Path) -> None:

@@ -9,20 +9,21 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from app.engine.record.recording import SessionInfo
 from app.engine.rpc.purpose import request_purpose
 from app.engine.rpc.rpc_types import Frame
+from app.engine.rpc.tool_info import ToolInfo
 from app.engine.tasks.contract import TasksCapabilities
 from app.engine.tasks.events import EventKind, NextPoll, Source, TaskEvent
 from app.engine.tasks.models import InputKind, InputRequest, Progress, Task, TaskError
 from app.tui.app import TaskscopeApp
 from app.tui.config import TuiConfig
 from app.tui.recorded import RecordedSource
-from app.view.source import SourceInfo, ToolInfo
 
 NOW = 1_795_000_000.0
 """The App's frozen wall clock (2026-11-18 UTC); every recorded moment is a little before it."""
 
-INFO = SourceInfo(
+INFO = SessionInfo(
     server_name="taskscope-demo-extension",
     server_version="0.1.0",
     transport="http",

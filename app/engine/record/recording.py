@@ -40,7 +40,8 @@ class BadLine(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class SessionInfo:
-    """The server a recording was made against, as the replayed header shows it."""
+    """Who the server is, how we reach it and which tasks wire it speaks: what the App's header
+    shows and a recording's `session` line keeps (built from the handshake's `ServerInfo`)."""
 
     server_name: str
     server_version: str
@@ -49,9 +50,13 @@ class SessionInfo:
     capabilities: TasksCapabilities
     label: str
     server_key: str
+    """Identifies the server across runs (its URL or command line); keys the known-task store."""
     readonly: bool = False
+    """Creating, cancelling and answering are refused (`--readonly`, or a replay)."""
     era: dict[str, Any] = field(default_factory=dict)
     """How the era was decided (`EraDecision.as_json()`); empty in older recordings."""
+    replay: bool = False
+    """The tasks come from a recording, not from a live server (never written to a recording)."""
 
 
 @dataclass(frozen=True, slots=True)
