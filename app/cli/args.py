@@ -1,20 +1,54 @@
 """The `taskscope` command line: verbs and flags named like the reference CLI (MCPJam `tasks`).
 
 Parsing never exits on bad input: every mistake becomes a `CliError` usage error (exit 2), printed
-the same way as every other error.
+the same way as every other error. `parse` is the one reader of argparse's namespace: it returns
+the typed `Options` every command runs on.
 """
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
+from app.cli.flags import (
+    FlagAdder,
+    add_call_flags,
+    add_demo_flags,
+    add_export_flags,
+    add_input_flags,
+    add_prompt_flags,
+    add_replay_flags,
+    add_target_flags,
+    add_task_id_flag,
+    add_update_flags,
+    add_uri_flag,
+    add_watch_flags,
+)
+from app.cli.options import (
+    DEFAULT_DURATION_MS,
+    CallOptions,
+    ExportOptions,
+    InputOptions,
+    Options,
+    PromptOptions,
+    ReplayOptions,
+    ResourceOptions,
+    SessionOptions,
+    TargetOptions,
+    TaskOptions,
+    UpdateOptions,
+    VerbOptions,
+    WatchBounds,
+    WatchOptions,
+)
 from app.cli.output import CliError, usage_error
 from app.engine.rpc.reconnect import DEFAULT_ATTEMPTS
 
-DEFAULT_DURATION_MS = 300_000
-DEFAULT_MAX_CONSECUTIVE_ERRORS = 5
+if TYPE_CHECKING:
+    from app.engine.rpc.era import EraPreference
+    from app.engine.rpc.targets import HttpTransportKind
+    from app.engine.tasks.models import Wire
 
 TARGET_FLAGS = "--url, --command, --config/--server or --demo"
 
@@ -59,154 +93,6 @@ class ArgumentParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise usage_error(message, {"usage": self.format_usage().strip()})
-
-
-def add_target_flags(parser: argparse.ArgumentParser) -> None:
-    """The flags every command accepts: where the server is, how to speak to it, input helpers.
-
-    Defaults are suppressed so the flags may come before or after the verb; `option()` reads them.
-    """
-    group = parser.add_argument_group("target")
-    suppress = argparse.SUPPRESS
-    group.add_argument("--url", default=suppress, help="Streamable HTTP (or SSE) server URL")
-    group.add_argument("--transport", choices=["streamable", "sse"], default=suppress)
-    group.add_argument("--header", action="append", default=suppress, metavar="'K: V'")
-    group.add_argument(
-        "--bearer", default=suppress, metavar="TOKEN", help="bearer token (or TASKSCOPE_BEARER)"
-    )
-    group.add_argument(
-        "--command", default=suppress, metavar="'cmd args'", help="stdio server command line"
-    )
-    group.add_argument("--env", action="append", default=suppress, metavar="K=V")
-    group.add_argument(
-        "--cwd", default=suppress, metavar="DIR", help="working directory of --command"
-    )
-    group.add_argument("--config", default=suppress, metavar="FILE", help="MCP client config file")
-    group.add_argument("--server", default=suppress, metavar="NAME", help="server name in --config")
-    group.add_argument("--demo", choices=["legacy", "extension"], default=suppress)
-    group.add_argument("--era", choices=["auto", "legacy", "modern"], default=suppress)
-    group.add_argument(
-        "--wire", choices=["legacy", "extension"], default=suppress, help="assert the tasks wire"
-    )
-    group.add_argument("--redact", action="append", default=suppress, metavar="HEADER")
-    add_root_flag(group)
-    group.add_argument("--answers", default=suppress, metavar="FILE", help="scripted answers")
-    group.add_argument(
-        "--trace-frames", default=suppress, metavar="FILE", help="write JSON-RPC frames as NDJSON"
-    )
-    group.add_argument(
-        "--reconnect-attempts",
-        type=non_negative_int,
-        default=suppress,
-        metavar="N",
-        help=f"reconnect up to N times after losing the server (0: never; {DEFAULT_ATTEMPTS})",
-    )
-    add_recording_flags(group)
-
-
-def add_root_flag(group: argparse._ActionsContainer) -> None:
-    """`--root PATH` (repeatable): the roots `roots/list` is answered with."""
-    group.add_argument(
-        "--root",
-        action="append",
-        default=argparse.SUPPRESS,
-        metavar="PATH",
-        help="answer roots/list",
-    )
-
-
-def add_recording_flags(group: argparse._ActionsContainer) -> None:
-    """`--record FILE` and `--readonly`, for the headless commands and the full-screen UI."""
-    suppress = argparse.SUPPRESS
-    group.add_argument(
-        "--record", default=suppress, metavar="FILE", help="append frames and events as NDJSON"
-    )
-    group.add_argument(
-        "--readonly",
-        action="store_true",
-        default=suppress,
-        help="never send a create, call, cancel or answer",
-    )
-
-
-def add_input_flags(parser: argparse.ArgumentParser) -> None:
-    """Flags that decide how input requests are answered in this run."""
-    parser.add_argument("--interactive", action="store_true", help="prompt for input on a terminal")
-    parser.add_argument("--yes", action="store_true", help="never prompt: unanswered input exits 6")
-
-
-def add_watch_flags(parser: argparse.ArgumentParser) -> None:
-    """The bounds and pacing of a watch."""
-    parser.add_argument(
-        "--poll-interval-ms",
-        type=positive_int,
-        default=None,
-        metavar="MS",
-        help="minimum time between polls (never faster than the server asks)",
-    )
-    parser.add_argument(
-        "--duration-ms",
-        type=positive_int,
-        default=DEFAULT_DURATION_MS,
-        metavar="MS",
-        help="give up after this long: exit 7 (default: 5 minutes)",
-    )
-    parser.add_argument(
-        "--max-input-rounds",
-        type=positive_int,
-        default=None,
-        metavar="N",
-        help="stop (exit 6) when the task asks for input more often than this",
-    )
-    parser.add_argument(
-        "--max-consecutive-errors",
-        type=positive_int,
-        default=DEFAULT_MAX_CONSECUTIVE_ERRORS,
-        metavar="N",
-        help="stop (exit 1, unreachable) after this many failed polls in a row",
-    )
-
-
-def positive_float(text: str) -> float:
-    """An argparse type: a number above zero."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be above zero: {text!r}")
-    return value
-
-
-def positive_int(text: str) -> int:
-    """An argparse type: a whole number above zero."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be above zero: {text!r}")
-    return value
-
-
-def non_negative_int(text: str) -> int:
-    """An argparse type: a whole number, zero or more."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must not be negative: {text!r}")
-    return value
-
-
-def reconnect_attempts(namespace: argparse.Namespace) -> int:
-    """`--reconnect-attempts`, or the engine's default when it was not given."""
-    value = getattr(namespace, "reconnect_attempts", None)
-    return value if isinstance(value, int) else DEFAULT_ATTEMPTS
-
-
-FlagAdder = Callable[[argparse.ArgumentParser], None]
 
 
 def build_parser() -> ArgumentParser:
@@ -296,92 +182,133 @@ def build_parser() -> ArgumentParser:
     leaf(prompts, "list", "List the server's prompts.")
     leaf(prompts, "get", "Get one prompt, filled with its arguments.", add_prompt_flags)
 
-    demo = groups.add_parser("demo", help="open the TUI on the built-in demo server")
-    demo.add_argument("--wire", choices=["legacy", "extension"], default=argparse.SUPPRESS)
-    demo.add_argument("--era", choices=["auto", "legacy", "modern"], default=argparse.SUPPRESS)
-    add_root_flag(demo)
-    add_recording_flags(demo)
-    replay = groups.add_parser("replay", help="open the TUI on a recording (no server, read-only)")
-    replay.add_argument("file", metavar="FILE")
-    pace = replay.add_mutually_exclusive_group()
-    pace.add_argument("--speed", type=positive_float, default=1.0, metavar="N")
-    pace.add_argument("--instant", action="store_true", help="show the final state at once")
+    add_demo_flags(groups.add_parser("demo", help="open the TUI on the built-in demo server"))
+    add_replay_flags(
+        groups.add_parser("replay", help="open the TUI on a recording (no server, read-only)")
+    )
     groups.add_parser("demo-server", help="run a built-in demo server", add_help=False)
     return parser
 
 
-def add_task_id_flag(parser: argparse.ArgumentParser) -> None:
-    """`--task-id`, for the verbs about one task."""
-    parser.add_argument("--task-id", required=True)
-
-
-def add_uri_flag(parser: argparse.ArgumentParser) -> None:
-    """`resources read`: which resource."""
-    parser.add_argument("--uri", required=True)
-
-
-def add_prompt_flags(parser: argparse.ArgumentParser) -> None:
-    """`prompts get`: which prompt, and its arguments."""
-    parser.add_argument("--name", required=True)
-    parser.add_argument("--prompt-args", default=None, metavar="JSON|@FILE|-")
-
-
-def add_export_flags(parser: argparse.ArgumentParser) -> None:
-    """`tasks export`: which tasks, from which recording, in which format."""
-    parser.add_argument("--task-id", action="append", required=True, help="repeat for several")
-    parser.add_argument("--from-recording", required=True, metavar="FILE")
-    parser.add_argument("--format", choices=["md", "json"], default="md")
-
-
-def add_update_flags(parser: argparse.ArgumentParser) -> None:
-    """`tasks update`: the answers to send."""
-    parser.add_argument(
-        "--input-responses",
-        required=True,
-        metavar="JSON|@FILE|-",
-        help='{"<key>": <ElicitResult | CreateMessageResult | ListRootsResult>}',
-    )
-
-
-def add_call_flags(parser: argparse.ArgumentParser) -> None:
-    """`tools call`: the tool, its arguments, and whether to ask for (and watch) a task."""
-    parser.add_argument("--tool-name", required=True)
-    parser.add_argument("--tool-args", default=None, metavar="JSON|@FILE|-")
-    parser.add_argument("--task", action="store_true", help="ask for a task")
-    parser.add_argument("--task-ttl", type=positive_int, default=None, metavar="MS")
-    parser.add_argument("--task-watch", action="store_true", help="watch the created task")
-
-
-def parse(argv: Sequence[str]) -> argparse.Namespace:
-    """Parse `argv` and check the combinations argparse cannot express."""
-    namespace = build_parser().parse_args(list(argv))
-    if getattr(namespace, "group", None) == "tools" and namespace.verb == "call":
-        if namespace.task_ttl is not None and not namespace.task:
+def parse(argv: Sequence[str]) -> Options:
+    """Parse `argv`, check the combinations argparse cannot express, and read the result."""
+    options = read_options(build_parser().parse_args(list(argv)))
+    call = options.verb_options
+    if isinstance(call, CallOptions):
+        if call.task_ttl is not None and not call.task:
             raise usage_error("--task-ttl needs --task")
-        if namespace.task_watch and not namespace.task:
+        if call.task_watch and not call.task:
             raise usage_error("--task-watch needs --task")
-        if namespace.task_ttl is not None and option(namespace, "wire") == "extension":
+        if call.task_ttl is not None and options.session.wire == "extension":
             raise usage_error(
                 "--task-ttl is a legacy-wire flag: on the extension wire the server owns the TTL"
             )
-    return namespace
+    return options
 
 
-def option(namespace: argparse.Namespace, name: str) -> str | None:
+def read_options(namespace: argparse.Namespace) -> Options:
+    """The typed options of a parsed command line (absent suppressed flags become defaults; the
+    parser's `choices` already checked the values cast to their literals)."""
+    group = _text(namespace, "group")
+    verb = _text(namespace, "verb")
+    return Options(
+        group=group,
+        verb=verb,
+        target=TargetOptions(
+            url=_text(namespace, "url"),
+            transport=cast("HttpTransportKind | None", _text(namespace, "transport")),
+            headers=_texts(namespace, "header"),
+            bearer=_text(namespace, "bearer"),
+            command=_text(namespace, "command"),
+            env=_texts(namespace, "env"),
+            cwd=_text(namespace, "cwd"),
+            config=_text(namespace, "config"),
+            server=_text(namespace, "server"),
+            demo=cast("Wire | None", _text(namespace, "demo")),
+        ),
+        session=SessionOptions(
+            era=cast("EraPreference", _text(namespace, "era") or "auto"),
+            wire=cast("Wire | None", _text(namespace, "wire")),
+            redact=_texts(namespace, "redact"),
+            roots=_texts(namespace, "root"),
+            readonly=_given(namespace, "readonly"),
+            record=_text(namespace, "record") or None,
+            trace_frames=_text(namespace, "trace_frames") or None,
+            reconnect_attempts=_whole(namespace, "reconnect_attempts", DEFAULT_ATTEMPTS),
+        ),
+        input=InputOptions(
+            answers=_text(namespace, "answers") or None,
+            interactive=_given(namespace, "interactive"),
+            yes=_given(namespace, "yes"),
+        ),
+        verb_options=_verb_options(namespace, group, verb),
+    )
+
+
+def _verb_options(
+    namespace: argparse.Namespace, group: str | None, verb: str | None
+) -> VerbOptions | None:
+    """The flags of a verb that takes its own, or None."""
+    if group == "replay":
+        return ReplayOptions(namespace.file, None if namespace.instant else namespace.speed)
+    if group == "tools" and verb == "call":
+        return CallOptions(
+            tool_name=namespace.tool_name,
+            tool_args=namespace.tool_args,
+            task=namespace.task,
+            task_ttl=namespace.task_ttl,
+            task_watch=namespace.task_watch,
+            bounds=_watch_bounds(namespace),
+        )
+    if group == "resources" and verb == "read":
+        return ResourceOptions(namespace.uri)
+    if group == "prompts" and verb == "get":
+        return PromptOptions(namespace.name, namespace.prompt_args)
+    if group != "tasks":
+        return None
+    if verb in ("get", "result", "cancel"):
+        return TaskOptions(namespace.task_id)
+    if verb == "update":
+        return UpdateOptions(namespace.task_id, namespace.input_responses)
+    if verb == "watch":
+        return WatchOptions(namespace.task_id, _watch_bounds(namespace))
+    if verb == "export":
+        task_ids = tuple(dict.fromkeys(namespace.task_id))
+        return ExportOptions(task_ids, namespace.from_recording, namespace.format)
+    return None
+
+
+def _watch_bounds(namespace: argparse.Namespace) -> WatchBounds:
+    """The bounds and pacing of a watching verb's flags."""
+    return WatchBounds(
+        user_min_ms=namespace.poll_interval_ms,
+        duration_s=(namespace.duration_ms or DEFAULT_DURATION_MS) / 1000,
+        max_input_rounds=namespace.max_input_rounds,
+        max_consecutive_errors=namespace.max_consecutive_errors,
+    )
+
+
+def _text(namespace: argparse.Namespace, name: str) -> str | None:
     """A suppressed-default string flag: its value, or None when it was not given."""
     value = getattr(namespace, name, None)
     return value if isinstance(value, str) else None
 
 
-def flag(namespace: argparse.Namespace, name: str) -> bool:
-    """A suppressed-default boolean flag: True only when it was given."""
+def _texts(namespace: argparse.Namespace, name: str) -> tuple[str, ...]:
+    """A suppressed-default repeatable flag: its values, or () when it was not given."""
+    value = getattr(namespace, name, None)
+    return tuple(value) if isinstance(value, list) else ()
+
+
+def _given(namespace: argparse.Namespace, name: str) -> bool:
+    """A boolean flag: True only when it was given."""
     return getattr(namespace, name, False) is True
 
 
-def options(namespace: argparse.Namespace, name: str) -> list[str]:
-    """A suppressed-default repeatable flag: its values, or [] when it was not given."""
+def _whole(namespace: argparse.Namespace, name: str, default: int) -> int:
+    """A suppressed-default whole-number flag: its value, or `default` when it was not given."""
     value = getattr(namespace, name, None)
-    return list(value) if isinstance(value, list) else []
+    return value if isinstance(value, int) else default
 
 
 def no_target_error() -> CliError:

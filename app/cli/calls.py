@@ -4,13 +4,13 @@
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from app.cli.discovery import require
 from app.cli.jsonarg import read_json_object
+from app.cli.options import CallOptions, WatchBounds
 from app.cli.output import (
     EXIT_FAILURE,
     EXIT_INPUT_NEEDED,
@@ -22,7 +22,7 @@ from app.cli.output import (
     usage_error,
 )
 from app.cli.responder import InvalidAnswer, Responder
-from app.cli.watch import TaskWatch, WatchBounds
+from app.cli.watch import TaskWatch
 from app.engine.rpc.roots import send_roots
 from app.engine.safety.sanitize import clean_text
 from app.engine.tasks.task_json import input_json, task_json
@@ -51,30 +51,24 @@ async def task_watch(
     return report.exit_code
 
 
-async def tools_call(
-    session: Session,
-    namespace: argparse.Namespace,
-    responder: Responder,
-    out: Output,
-    bounds: WatchBounds,
-) -> int:
+async def tools_call(session: Session, call: CallOptions, responder: Responder, out: Output) -> int:
     """`tools call`: a plain call, a task (`--task`), or a task watched on this connection."""
-    arguments = read_json_object(namespace.tool_args, "--tool-args") if namespace.tool_args else {}
-    name: str = namespace.tool_name
-    if not namespace.task:
-        call = session.adapter.call_tool(name, arguments)
-        result = await answering(session, responder, call, out)
+    arguments = read_json_object(call.tool_args, "--tool-args") if call.tool_args else {}
+    name = call.tool_name
+    if not call.task:
+        plain = session.adapter.call_tool(name, arguments)
+        result = await answering(session, responder, plain, out)
         return declined_exit(responder, print_tool_result(result, out))
-    if namespace.task_ttl is not None and session.wire == "extension":
+    if call.task_ttl is not None and session.wire == "extension":
         raise usage_error(
             "--task-ttl is a legacy-wire flag: on the extension wire the server owns the TTL"
         )
     require(session.capabilities.tool_calls, "task-augmented tools/call", session)
-    if namespace.task_watch:
+    if call.task_watch:
         return await _create_and_watch(
-            session, name, arguments, namespace.task_ttl, responder, out, bounds
+            session, name, arguments, call.task_ttl, responder, out, call.bounds
         )
-    creating = session.adapter.create(name, arguments, ttl_ms=namespace.task_ttl)
+    creating = session.adapter.create(name, arguments, ttl_ms=call.task_ttl)
     outcome = await answering(session, responder, creating, out)
     if outcome.task is None:
         printed = print_tool_result(outcome.sync_result or {}, out, synchronous=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from app.cli.output import EXIT_OK, TASKS_UNSUPPORTED, CliError, Output
+from app.engine.rpc.tools_list import list_tools
 
 if TYPE_CHECKING:
     from app.cli.session import Session
@@ -43,13 +44,9 @@ async def capabilities(session: Session, out: Output) -> int:
 async def tools_list(session: Session, out: Output) -> int:
     """`tools list`: every page of `tools/list`, each tool as the server sent it; tools that
     cannot be called (SEP-2243 annotations) are named with the reason under `unusable`."""
-    tools = await session.list_tools()
-    document: dict[str, Any] = {"tools": tools}
-    unusable = {
-        name: problem
-        for tool in tools
-        if isinstance(name := tool.get("name"), str) and (problem := session.tool_problem(name))
-    }
+    listed = await list_tools(session)
+    document: dict[str, Any] = {"tools": [entry.tool for entry in listed]}
+    unusable = {entry.tool["name"]: entry.problem for entry in listed if entry.problem}
     if unusable:
         document["unusable"] = unusable
     out.result(document)

@@ -7,14 +7,13 @@ nor `textual` is imported by any headless command. Ctrl-C and SIGTERM abort a co
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import signal
 import sys
 from collections.abc import Sequence
-from typing import Literal
 
-from app.cli.args import flag, option, options, parse, reconnect_attempts
+from app.cli.args import parse
+from app.cli.options import Options, ReplayOptions
 from app.cli.output import ABORTED, EXIT_ABORTED, CliError, Output
 
 SHORT_HELP = """\
@@ -44,19 +43,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     out = Output()
     try:
-        namespace = parse(arguments)
+        options = parse(arguments)
         _check_limits()
     except CliError as error:
         out.error(error)
         return error.exit_code
-    if namespace.group == "demo" or (namespace.group is None and _names_target(namespace)):
-        return _open_tui(namespace, out)
-    if namespace.group == "replay":
-        return _open_replay(namespace, out)
-    if namespace.group is None:
+    if options.group == "demo" or (options.group is None and options.target.names_target):
+        return _open_tui(options, out)
+    if isinstance(options.verb_options, ReplayOptions):
+        return _open_replay(options.verb_options, out)
+    if options.group is None:
         sys.stdout.write(SHORT_HELP)
         return _offer_demo(out)
-    return asyncio.run(_run_aborting_on_signals(namespace, out))
+    return asyncio.run(_run_aborting_on_signals(options, out))
 
 
 def _check_limits() -> None:
@@ -70,12 +69,7 @@ def _check_limits() -> None:
         raise usage_error(str(exc)) from exc
 
 
-def _names_target(namespace: argparse.Namespace) -> bool:
-    """Whether any target flag was given (then plain `taskscope` opens the full-screen UI)."""
-    return any(option(namespace, name) for name in ("url", "command", "config", "demo"))
-
-
-def _open_tui(namespace: argparse.Namespace, out: Output) -> int:
+def _open_tui(options: Options, out: Output) -> int:
     """Open the full-screen UI on the flags' target, or on the demo for `taskscope demo`.
 
     Only `--record` loads the engine's recorder before the UI; otherwise the App imports the
@@ -85,54 +79,49 @@ def _open_tui(namespace: argparse.Namespace, out: Output) -> int:
     from app.engine.rpc.targets import Target, demo_target
     from app.tui.run import TuiOptions, run_tui
 
-    wire = option(namespace, "wire")
-    expected: Literal["legacy", "extension"] | None = (
-        "extension" if wire == "extension" else "legacy" if wire == "legacy" else None
-    )
+    flags = options.session
     target: Target
     try:
-        if namespace.group == "demo":
-            target = demo_target(expected or "legacy")
+        if options.group == "demo":
+            target = demo_target(flags.wire or "legacy")
         else:
-            target = target_from_args(namespace)
+            target = target_from_args(options.target)
         recorder = None
-        if option(namespace, "record"):
+        if flags.record:
             from app.cli.record import open_recorder
 
-            recorder = open_recorder(namespace, target, "tui")
+            recorder = open_recorder(flags, target, "tui", options.command)
     except CliError as error:
         out.error(error)
         return error.exit_code
-    era = option(namespace, "era")
     return run_tui(
         TuiOptions(
             target,
-            era="legacy" if era == "legacy" else "modern" if era == "modern" else "auto",
-            expected_wire=expected,
-            redact=options(namespace, "redact"),
-            roots=options(namespace, "root"),
-            readonly=flag(namespace, "readonly"),
+            era=flags.era,
+            expected_wire=flags.wire,
+            redact=flags.redact,
+            roots=flags.roots,
+            readonly=flags.readonly,
             recorder=recorder,
-            reconnect_attempts=reconnect_attempts(namespace),
-            remember_tasks=namespace.group != "demo",
+            reconnect_attempts=flags.reconnect_attempts,
+            remember_tasks=options.group != "demo",
         )
     )
 
 
-def _open_replay(namespace: argparse.Namespace, out: Output) -> int:
+def _open_replay(replay: ReplayOptions, out: Output) -> int:
     """`taskscope replay FILE`: the full-screen UI on a recording, with no server."""
     from app.cli.output import usage_error
     from app.engine.record.replay import RecordingError, read_recording
     from app.tui.run import run_replay
 
-    path: str = namespace.file
     try:
-        recording = read_recording(path)
+        recording = read_recording(replay.file)
     except RecordingError as exc:
         error = usage_error(f"replay: {exc}")
         out.error(error)
         return error.exit_code
-    return run_replay(path, recording, speed=None if namespace.instant else namespace.speed)
+    return run_replay(replay.file, recording, speed=replay.speed)
 
 
 def _offer_demo(out: Output) -> int:
@@ -148,7 +137,7 @@ def _offer_demo(out: Output) -> int:
     return _open_tui(parse(["demo"]), out)
 
 
-async def _run_aborting_on_signals(namespace: argparse.Namespace, out: Output) -> int:
+async def _run_aborting_on_signals(options: Options, out: Output) -> int:
     """Run the command; SIGINT/SIGTERM cancel it, which every command turns into exit 130."""
     loop = asyncio.get_running_loop()
     command = asyncio.current_task()
@@ -158,7 +147,7 @@ async def _run_aborting_on_signals(namespace: argparse.Namespace, out: Output) -
     from app.cli.run import run_command
 
     try:
-        return await run_command(namespace, out)
+        return await run_command(options, out)
     except asyncio.CancelledError:
         out.error(CliError(ABORTED, "aborted", None, EXIT_ABORTED))
         return EXIT_ABORTED

@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
-import argparse
-
-from app.cli.args import option, options
+from app.cli.options import SessionOptions
 from app.cli.output import usage_error
 from app.engine.record.recorder import Recorder, redactor_for
 from app.engine.record.recording import Face
 from app.engine.rpc.targets import Target
 
 
-def open_recorder(namespace: argparse.Namespace, target: Target, face: Face) -> Recorder | None:
-    """The recorder `--record` asks for (appending, redacting like the connection), or None."""
-    path = option(namespace, "record")
+def open_recorder(
+    flags: SessionOptions, target: Target, face: Face, command: str | None
+) -> Recorder | None:
+    """The recorder `--record` asks for (appending, redacting like the connection), or None;
+    `command` names the verb in the recording."""
+    path = flags.record
     if not path:
         return None
-    words = (getattr(namespace, "group", None), getattr(namespace, "verb", None))
-    command = " ".join(word for word in words if isinstance(word, str)) or None
-    redactor = redactor_for(target, options(namespace, "redact"))
+    redactor = redactor_for(target, flags.redact)
     try:
         return Recorder.to_file(path, redactor, face=face, command=command)
     except OSError as exc:

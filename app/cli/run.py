@@ -7,62 +7,63 @@ the wire adapters nor pydantic, the prompts or the poller.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import sys
 from typing import TYPE_CHECKING
 
-from app.cli.args import DEFAULT_DURATION_MS, option, options
 from app.cli.errors import cli_error
+from app.cli.options import (
+    CallOptions,
+    ExportOptions,
+    Options,
+    PromptOptions,
+    ResourceOptions,
+    TaskOptions,
+    UpdateOptions,
+    WatchOptions,
+)
 from app.cli.output import CliError, Output
 from app.cli.session import Session, open_session
 
 if TYPE_CHECKING:
     from app.cli.responder import Responder
-    from app.cli.watch import WatchBounds
-
-ANSWERING_VERBS = frozenset({("tools", "call"), ("tasks", "watch")})
-"""The verbs that may meet input requests, and so need a responder."""
 
 
-async def run_command(namespace: argparse.Namespace, out: Output) -> int:
+async def run_command(options: Options, out: Output) -> int:
     """Open the session and run the verb; errors become their error document and exit code."""
-    if namespace.group == "tasks" and namespace.verb == "export":
+    if isinstance(options.verb_options, ExportOptions):
         from app.cli.export import tasks_export
 
         try:
-            return tasks_export(namespace, out)
+            return tasks_export(options.verb_options, out)
         except CliError as refused:
             out.error(refused)
             return refused.exit_code
     wire = "none"
-    task_id: str | None = getattr(namespace, "task_id", None)
     try:
-        responder = build_responder(namespace, out) if needs_responder(namespace) else None
-        async with open_session(namespace, out) as session:
+        responder = build_responder(options, out) if needs_responder(options) else None
+        async with open_session(options, out) as session:
             wire = session.wire
-            return await dispatch(namespace, session, responder, out)
+            return await dispatch(options, session, responder, out)
     except asyncio.CancelledError:
         raise
     except Exception as exc:
-        error = cli_error(exc, wire=wire, task_id=task_id)
+        error = cli_error(exc, wire=wire, task_id=options.task_id)
         out.error(error)
         return error.exit_code
 
 
-def needs_responder(namespace: argparse.Namespace) -> bool:
+def needs_responder(options: Options) -> bool:
     """Whether to build a responder before connecting: the verb may meet input, or `--answers`
     was given (its file is checked, and a bad one refused, whatever the verb)."""
-    return (namespace.group, namespace.verb) in ANSWERING_VERBS or bool(
-        option(namespace, "answers")
-    )
+    return options.answers_input or options.input.answers is not None
 
 
 async def dispatch(
-    namespace: argparse.Namespace, session: Session, responder: Responder | None, out: Output
+    options: Options, session: Session, responder: Responder | None, out: Output
 ) -> int:
     """Call the function of the verb the command line names, importing only its modules."""
-    group, verb = namespace.group, namespace.verb
+    group, verb, given = options.group, options.verb, options.verb_options
     if verb == "capabilities":
         from app.cli.discovery import capabilities
 
@@ -72,61 +73,50 @@ async def dispatch(
 
         return await tools_list(session, out)
     if group in ("resources", "prompts"):
-        return await _catalogue_verb(namespace, session, out)
-    if (group, verb) in ANSWERING_VERBS:
-        return await _answering_verb(namespace, session, responder, out)
+        return await _catalogue_verb(options, session, out)
+    if isinstance(given, CallOptions | WatchOptions):
+        if responder is None:
+            raise RuntimeError(f"{options.command} needs a responder")
+        return await _answering_verb(given, session, responder, out)
     from app.cli import commands
 
-    if verb == "list":
-        return await commands.task_list(session, out)
-    if verb == "get":
-        return await commands.task_get(session, namespace.task_id, out)
-    if verb == "result":
-        return await commands.task_result(session, namespace.task_id, out)
-    if verb == "cancel":
-        return await commands.task_cancel(session, namespace.task_id, out)
-    return await commands.task_update(session, namespace.task_id, namespace.input_responses, out)
+    if isinstance(given, TaskOptions):
+        if verb == "get":
+            return await commands.task_get(session, given.task_id, out)
+        if verb == "result":
+            return await commands.task_result(session, given.task_id, out)
+        return await commands.task_cancel(session, given.task_id, out)
+    if isinstance(given, UpdateOptions):
+        return await commands.task_update(session, given.task_id, given.input_responses, out)
+    return await commands.task_list(session, out)
 
 
-async def _catalogue_verb(namespace: argparse.Namespace, session: Session, out: Output) -> int:
+async def _catalogue_verb(options: Options, session: Session, out: Output) -> int:
     """`resources list|read`, `prompts list|get`."""
     from app.cli import catalogue
 
-    if namespace.group == "resources":
-        if namespace.verb == "list":
-            return await catalogue.resources_list(session, out)
-        return await catalogue.resource_read(session, namespace.uri, out)
-    if namespace.verb == "list":
-        return await catalogue.prompts_list(session, out)
-    return await catalogue.prompt_get(session, namespace.name, namespace.prompt_args, out)
+    given = options.verb_options
+    if isinstance(given, ResourceOptions):
+        return await catalogue.resource_read(session, given.uri, out)
+    if isinstance(given, PromptOptions):
+        return await catalogue.prompt_get(session, given.name, given.prompt_args, out)
+    if options.group == "resources":
+        return await catalogue.resources_list(session, out)
+    return await catalogue.prompts_list(session, out)
 
 
 async def _answering_verb(
-    namespace: argparse.Namespace, session: Session, responder: Responder | None, out: Output
+    given: CallOptions | WatchOptions, session: Session, responder: Responder, out: Output
 ) -> int:
     """`tools call` or `tasks watch`, with the responder `run_command` built for them."""
     from app.cli.calls import task_watch, tools_call
 
-    if responder is None:
-        raise RuntimeError(f"{namespace.group} {namespace.verb} needs a responder")
-    if namespace.group == "tools":
-        return await tools_call(session, namespace, responder, out, watch_bounds(namespace))
-    return await task_watch(session, namespace.task_id, responder, out, watch_bounds(namespace))
+    if isinstance(given, CallOptions):
+        return await tools_call(session, given, responder, out)
+    return await task_watch(session, given.task_id, responder, out, given.bounds)
 
 
-def watch_bounds(namespace: argparse.Namespace) -> WatchBounds:
-    """The bounds and pacing of a watching command's flags."""
-    from app.cli.watch import WatchBounds
-
-    return WatchBounds(
-        user_min_ms=namespace.poll_interval_ms,
-        duration_s=(namespace.duration_ms or DEFAULT_DURATION_MS) / 1000,
-        max_input_rounds=namespace.max_input_rounds,
-        max_consecutive_errors=namespace.max_consecutive_errors,
-    )
-
-
-def build_responder(namespace: argparse.Namespace, out: Output) -> Responder:
+def build_responder(options: Options, out: Output) -> Responder:
     """How this run answers input: `--answers`, `--root`, and a prompter when interactive
     (whose prompts pass through the output's redactor: a server may echo a secret in them)."""
     from app.cli.answers import AnswerBook, load_answers
@@ -134,13 +124,12 @@ def build_responder(namespace: argparse.Namespace, out: Output) -> Responder:
     from app.cli.responder import Responder, interactive_allowed
     from app.engine.forms.input_text import root_entries
 
-    answers_path = option(namespace, "answers")
-    book = load_answers(answers_path) if answers_path else AnswerBook()
+    wanted = options.input
+    book = load_answers(wanted.answers) if wanted.answers else AnswerBook()
     prompter = None
-    wants_prompts = bool(getattr(namespace, "interactive", False))
-    if interactive_allowed(wants_prompts, bool(getattr(namespace, "yes", False)), _stdin_is_tty()):
+    if interactive_allowed(wanted.interactive, wanted.yes, _stdin_is_tty()):
         prompter = Prompter(TerminalLines(sys.stdin.fileno()), sys.stderr, out.redact)
-    return Responder(book, root_entries(options(namespace, "root")), prompter)
+    return Responder(book, root_entries(options.session.roots), prompter)
 
 
 def _stdin_is_tty() -> bool:

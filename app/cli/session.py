@@ -10,14 +10,13 @@ holds a secret.
 
 from __future__ import annotations
 
-import argparse
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from app.cli.args import flag, option, options, reconnect_attempts
 from app.cli.errors import cli_error
+from app.cli.options import Options
 from app.cli.output import CONNECTION_FAILED, TASKS_WIRE_MISMATCH, CliError, Output
 from app.cli.record import open_recorder
 from app.cli.target import target_from_args
@@ -36,29 +35,26 @@ Session = EngineSession
 
 
 @asynccontextmanager
-async def open_session(
-    namespace: argparse.Namespace, out: Output | None = None
-) -> AsyncIterator[EngineSession]:
+async def open_session(options: Options, out: Output | None = None) -> AsyncIterator[EngineSession]:
     """Connect to the target the flags name, and close the session however the command ends."""
-    target = target_from_args(namespace)
+    target = target_from_args(options.target)
+    flags = options.session
     log_lines: OutputLog | None = None
     if out is not None:
-        out.redactor = redactor_for(target, options(namespace, "redact"))
+        out.redactor = redactor_for(target, flags.redact)
         log_lines = OutputLog(out)
         logging.getLogger("app").addHandler(log_lines)
-    trace_path = option(namespace, "trace_frames")
-    trace = FrameTrace(trace_path) if trace_path else None
-    recorder = open_recorder(namespace, target, "cli")
-    era = option(namespace, "era") or "auto"
+    trace = FrameTrace(flags.trace_frames) if flags.trace_frames else None
+    recorder = open_recorder(flags, target, "cli", options.command)
     session = EngineSession(
         target,
-        era="legacy" if era == "legacy" else "modern" if era == "modern" else "auto",
-        expected_wire=option(namespace, "wire"),
-        redact=options(namespace, "redact"),
-        readonly=flag(namespace, "readonly"),
+        era=flags.era,
+        expected_wire=flags.wire,
+        redact=flags.redact,
+        readonly=flags.readonly,
         recorder=recorder,
-        policy=ReconnectPolicy(attempts=reconnect_attempts(namespace)),
-        roots=root_entries(options(namespace, "root")),
+        policy=ReconnectPolicy(attempts=flags.reconnect_attempts),
+        roots=root_entries(flags.roots),
     )
     if trace is not None:
         session.add_frame_listener(trace.write)

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import argparse
-
-from app.cli.args import no_target_error, option, options
+from app.cli.args import no_target_error
+from app.cli.options import TargetOptions
 from app.cli.output import usage_error
 from app.engine.rpc.targets import (
     Target,
@@ -17,18 +16,15 @@ from app.engine.rpc.targets import (
 )
 
 
-def target_from_args(namespace: argparse.Namespace) -> Target:
+def target_from_args(flags: TargetOptions) -> Target:
     """The one server the flags name; a usage error when there is none, or more than one."""
-    url, command, config, demo = (
-        option(namespace, name) for name in ("url", "command", "config", "demo")
-    )
     given = [
-        flag
-        for flag, value in (
-            ("--url", url),
-            ("--command", command),
-            ("--config", config),
-            ("--demo", demo),
+        name
+        for name, value in (
+            ("--url", flags.url),
+            ("--command", flags.command),
+            ("--config", flags.config),
+            ("--demo", flags.demo),
         )
         if value is not None
     ]
@@ -36,35 +32,36 @@ def target_from_args(namespace: argparse.Namespace) -> Target:
         raise no_target_error()
     if len(given) > 1:
         raise usage_error(f"give only one target, not {' and '.join(given)}")
-    _refuse_stray("--url", url, namespace, ("transport", "header", "bearer"))
-    _refuse_stray("--command", command, namespace, ("env", "cwd"))
-    if (option(namespace, "server") is None) != (config is None):
+    if flags.url is None:
+        _refuse_stray(
+            "--url",
+            (
+                ("transport", flags.transport is not None),
+                ("header", bool(flags.headers)),
+                ("bearer", flags.bearer is not None),
+            ),
+        )
+    if flags.command is None:
+        _refuse_stray("--command", (("env", bool(flags.env)), ("cwd", flags.cwd is not None)))
+    if (flags.server is None) != (flags.config is None):
         raise usage_error("--config and --server go together")
     try:
-        if url is not None:
-            transport = option(namespace, "transport") or "streamable"
+        if flags.url is not None:
             return url_target(
-                url,
-                options(namespace, "header"),
-                option(namespace, "bearer"),
-                "sse" if transport == "sse" else "streamable",
+                flags.url, flags.headers, flags.bearer, flags.transport or "streamable"
             )
-        if command is not None:
-            env = dict(parse_env(item) for item in options(namespace, "env"))
-            return command_target(command, env, option(namespace, "cwd"))
-        if config is not None:
-            return load_config_target(config, option(namespace, "server") or "")
-        return demo_target("extension" if demo == "extension" else "legacy")
+        if flags.command is not None:
+            env = dict(parse_env(item) for item in flags.env)
+            return command_target(flags.command, env, flags.cwd)
+        if flags.config is not None:
+            return load_config_target(flags.config, flags.server or "")
+        return demo_target(flags.demo or "legacy")
     except TargetError as exc:
         raise usage_error(str(exc)) from exc
 
 
-def _refuse_stray(
-    owner: str, owner_value: str | None, namespace: argparse.Namespace, names: tuple[str, ...]
-) -> None:
-    """A usage error when a flag that only makes sense with `owner` is given without it."""
-    if owner_value is not None:
-        return
-    for name in names:
-        if getattr(namespace, name, None) is not None:
+def _refuse_stray(owner: str, flags: tuple[tuple[str, bool], ...]) -> None:
+    """A usage error when a flag that only makes sense with `owner` was given without it."""
+    for name, given in flags:
+        if given:
             raise usage_error(f"--{name} only applies to {owner}")

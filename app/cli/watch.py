@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.cli.errors import LEGACY_SESSION_HINT, cli_error
+from app.cli.options import WatchBounds
 from app.cli.output import (
     EXIT_ABORTED,
     EXIT_FAILURE,
@@ -46,16 +47,6 @@ OUTCOME_EXIT: dict[str, int] = {
     "aborted": EXIT_ABORTED,
     "readonly": EXIT_FAILURE,
 }
-
-
-@dataclass(frozen=True)
-class WatchBounds:
-    """How long and how patiently to watch (from the command line)."""
-
-    user_min_ms: int | None = None
-    duration_s: float | None = None
-    max_input_rounds: int | None = None
-    max_consecutive_errors: int = 5
 
 
 @dataclass

@@ -31,6 +31,7 @@ from app.engine.rpc.reconnect import ConnectionEvent, ReconnectPolicy
 from app.engine.rpc.session import EngineSession, WireMismatch
 from app.engine.rpc.targets import Target
 from app.engine.rpc.tool_info import ToolInfo
+from app.engine.rpc.tools_list import list_tools
 from app.engine.safety.redact import Redactor
 from app.engine.tasks.contract import CreateOutcome
 from app.engine.tasks.events import TaskEvent
@@ -252,12 +253,10 @@ class LiveSource:
             return self._tools
         legacy = self._require_adapter().capabilities.wire == "legacy"
         with self.shown.errors(), sent_for("for the tool picker"):
-            listed = await self._session.list_tools()
+            listed = await list_tools(self._session)
         tools: list[ToolInfo] = []
-        for tool in listed:
-            real = ToolInfo.from_wire(
-                tool, legacy=legacy, unusable=self._session.tool_problem(str(tool.get("name")))
-            )
+        for entry in listed:
+            real = ToolInfo.from_wire(entry.tool, legacy=legacy, unusable=entry.problem)
             shown = self.shown.value(real)
             self.shown.name(shown.name, real.name)
             tools.append(shown)

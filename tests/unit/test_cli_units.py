@@ -55,8 +55,8 @@ def roots_request() -> InputRequest:
 
 
 def test_target_flags_work_before_or_after_the_verb() -> None:
-    before = parse(["--demo", "extension", "tasks", "capabilities"])
-    after = parse(["tasks", "capabilities", "--demo", "extension"])
+    before = parse(["--demo", "extension", "tasks", "capabilities"]).target
+    after = parse(["tasks", "capabilities", "--demo", "extension"]).target
     assert target_from_args(before) == target_from_args(after)
 
 
@@ -76,7 +76,7 @@ def test_url_target_carries_headers_bearer_and_transport(monkeypatch: pytest.Mon
             "sse",
         ]
     )
-    target = target_from_args(namespace)
+    target = target_from_args(namespace.target)
     assert isinstance(target, HttpTarget)
     assert target.headers == {"X-A": "1", "X-B": "two"}
     assert (target.bearer, target.transport) == ("from-env", "sse")
@@ -86,7 +86,7 @@ def test_command_target_with_env_and_cwd(tmp_path: Path) -> None:
     namespace = parse(
         ["tools", "list", "--command", "srv --flag 'a b'", "--env", "K=V=W", "--cwd", str(tmp_path)]
     )
-    target = target_from_args(namespace)
+    target = target_from_args(namespace.target)
     assert isinstance(target, StdioTarget)
     assert target.command == ["srv", "--flag", "a b"]
     assert (target.env, target.cwd) == ({"K": "V=W"}, str(tmp_path))
@@ -105,14 +105,15 @@ def test_command_target_with_env_and_cwd(tmp_path: Path) -> None:
 )
 def test_bad_target_combinations_are_usage_errors(argv: list[str]) -> None:
     with pytest.raises(CliError) as caught:
-        target_from_args(parse(argv))
+        target_from_args(parse(argv).target)
     assert caught.value.exit_code == 2
 
 
 def test_config_target(tmp_path: Path) -> None:
     config = tmp_path / "mcp.json"
     config.write_text(json.dumps({"mcpServers": {"demo": {"command": "srv", "args": ["-v"]}}}))
-    target = target_from_args(parse(["tools", "list", "--config", str(config), "--server", "demo"]))
+    options = parse(["tools", "list", "--config", str(config), "--server", "demo"])
+    target = target_from_args(options.target)
     assert isinstance(target, StdioTarget) and target.command == ["srv", "-v"]
 
 
