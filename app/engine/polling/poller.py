@@ -36,7 +36,7 @@ from app.engine.rpc.roots import RootsAnswer, send_roots
 from app.engine.tasks.contract import TasksAdapter, TaskUnknown
 from app.engine.tasks.events import EventKind, NextPoll, Source, TaskEvent
 from app.engine.tasks.models import InputRequest, Progress, ProtocolViolation, Task
-from app.engine.tasks.normalize import task_from_notification
+from app.engine.tasks.parse import task_from_notification
 
 log = logging.getLogger(__name__)
 

@@ -27,7 +27,8 @@ from app.engine.tasks.contract import (
     VerbUnsupported,
 )
 from app.engine.tasks.models import InputRequest, Progress, Task, Wire
-from app.engine.tasks.normalize import Variants, task_from_answer
+from app.engine.tasks.normalize import Variants
+from app.engine.tasks.parse import task_from_answer
 
 log = logging.getLogger(__name__)
 

@@ -17,9 +17,10 @@ from app.engine.rpc.rpc_types import RpcError
 from app.engine.tasks.base import METHOD_NOT_FOUND, AdapterBase, task_unknown
 from app.engine.tasks.broker import InputBroker
 from app.engine.tasks.contract import CreateOutcome, TasksCapabilities
+from app.engine.tasks.extension_parse import check_ack
 from app.engine.tasks.models import InputRequest, Task
 from app.engine.tasks.mrtr import call_with_rounds
-from app.engine.tasks.normalize import ParsedCreate, check_ack
+from app.engine.tasks.normalize import ParsedCreate
 
 log = logging.getLogger(__name__)
 

@@ -17,13 +17,9 @@ from app.engine.rpc.transports.base import TransportError
 from app.engine.tasks.base import AdapterBase, task_unknown
 from app.engine.tasks.broker import InputBroker, InputNotPending
 from app.engine.tasks.contract import CreateOutcome, TasksCapabilities
+from app.engine.tasks.legacy_parse import LEGACY_RULES, legacy_create, tasks_from_list
 from app.engine.tasks.models import InputRequest, ProtocolViolation, Task
-from app.engine.tasks.normalize import (
-    create_from_result,
-    task_error_from,
-    task_from_answer,
-    tasks_from_list,
-)
+from app.engine.tasks.normalize import parse_answer, task_error_from
 from app.engine.tasks.questions import Arrivals, ServerQuestions
 
 MAX_LIST_PAGES = 1000
@@ -60,7 +56,7 @@ class LegacyAdapter(AdapterBase):
         }
         arrivals: Arrivals = []
         payload = await self._questions.call_tool(params, arrivals)
-        parsed = create_from_result(payload, wire="legacy", tool_name=tool, variants=self.variants)
+        parsed = legacy_create(payload, tool, self.variants)
         if parsed.task is None:
             return CreateOutcome(task=None, sync_result=parsed.sync_result, raw=payload)
         task_id = parsed.task.task_id
@@ -114,8 +110,8 @@ class LegacyAdapter(AdapterBase):
         if not self.capabilities.cancel:
             raise self._unsupported("tasks/cancel")
         payload = await self._task_request("tasks/cancel", task_id, "user")
-        task = task_from_answer(
-            payload, wire="legacy", task_id=task_id, method="tasks/cancel", variants=self.variants
+        task = parse_answer(
+            payload, LEGACY_RULES, task_id=task_id, method="tasks/cancel", variants=self.variants
         )
         return self._decorate(task)
 
