@@ -36,7 +36,6 @@ class LegacyAdapter(AdapterBase):
     ) -> None:
         super().__init__(connection, capabilities, broker)
         self._results: dict[str, asyncio.Task[dict[str, Any]]] = {}
-        self._tools: dict[str, str] = {}
         self._questions = ServerQuestions(connection, self.broker)
 
     # -- verbs ----------------------------------------------------------------------------------
@@ -165,14 +164,10 @@ class LegacyAdapter(AdapterBase):
                 raise unknown from error
             raise
 
-    def _decorate(self, task: Task) -> Task:
-        """Add what this adapter knows beyond the payload: tool, progress, questions, outcome."""
-        return task.model_copy(update=self._decoration(task))
-
     def _decoration(self, task: Task) -> dict[str, Any]:
-        """The fields `_decorate` sets on a task."""
+        """The fields `_decorate` sets: tool, progress, questions, and the fetched outcome."""
         update: dict[str, Any] = {
-            "tool_name": task.tool_name or self._tools.get(task.task_id),
+            **super()._decoration(task),
             "progress": self._latest_progress(task.task_id),
             "input_requests": tuple(self.broker.pending(task.task_id)),
         }
