@@ -23,7 +23,8 @@ from app.engine.rpc.targets import StdioTarget
 from app.engine.rpc.transports.base import parse_retry_after
 from app.engine.safety import deep_json
 from app.engine.tasks.models import ProtocolViolation, Task
-from app.engine.tasks.normalize import LONGEST_TTL_MS, Variants, task_from_payload
+from app.engine.tasks.normalize import LONGEST_TTL_MS, Variants
+from app.engine.tasks.parse import task_from_payload
 from app.tui.app import TaskscopeApp
 from app.tui.live import LiveSource
 from tests.support.demo_servers import REPO_ROOT, hostile_command, start_http_hostile

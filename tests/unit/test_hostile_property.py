@@ -22,7 +22,7 @@ from app.demo.hostile_modes import BIDI, CONTROLS, ESCAPES, MARKUP
 from app.engine.safety import deep_json
 from app.engine.tasks.events import TaskEvent
 from app.engine.tasks.models import ProtocolViolation, Task, Wire
-from app.engine.tasks.normalize import (
+from app.engine.tasks.parse import (
     create_from_result,
     task_from_answer,
     task_from_notification,

@@ -8,18 +8,19 @@ from typing import Any
 
 import pytest
 
-from app.engine.tasks.models import InputKind, ProtocolViolation, TaskError
-from app.engine.tasks.normalize import (
-    Variants,
-    check_ack,
-    create_from_result,
+from app.engine.tasks.extension_parse import check_ack
+from app.engine.tasks.legacy_parse import (
     input_request_from_server_request,
     related_task_id,
-    task_error_from,
+    tasks_from_list,
+)
+from app.engine.tasks.models import InputKind, ProtocolViolation, TaskError
+from app.engine.tasks.normalize import Variants, task_error_from
+from app.engine.tasks.parse import (
+    create_from_result,
     task_from_answer,
     task_from_notification,
     task_from_payload,
-    tasks_from_list,
 )
 
 LEGACY_ID = "3f5c2a9e-7d1b-4c8e-9a40-5b6f0e2d1c77"

@@ -27,7 +27,8 @@ from app.engine.tasks.contract import (
     VerbUnsupported,
 )
 from app.engine.tasks.models import InputRequest, Progress, Task, Wire
-from app.engine.tasks.normalize import Variants, task_from_answer
+from app.engine.tasks.normalize import Variants
+from app.engine.tasks.parse import task_from_answer
 
 log = logging.getLogger(__name__)
 
@@ -168,6 +169,8 @@ class AdapterBase:
         self._progress: dict[str, Progress] = {}
         """The latest progress per token (it may arrive before the task's id is known)."""
         self._background: set[asyncio.Task[Any]] = set()
+        self._tools: dict[str, str] = {}
+        """The tool each task this adapter created was called with (`tasks/get` omits it)."""
         self._memo = TaskMemo()
         """The last answer per polled task, so an unchanged one is not normalized again."""
         connection.add_notification_handler(self._on_notification)
@@ -211,6 +214,15 @@ class AdapterBase:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+    def _decorate(self, task: Task) -> Task:
+        """The task with what this adapter knows beyond the payload (`_decoration`)."""
+        return task.model_copy(update=self._decoration(task))
+
+    def _decoration(self, task: Task) -> dict[str, Any]:
+        """The fields this adapter adds to a parsed task (each wire's adapter adds more): the
+        tool the payload names, else the one the task was created with."""
+        return {"tool_name": task.tool_name or self._tools.get(task.task_id)}
 
     def _unsupported(self, verb: str) -> VerbUnsupported:
         return VerbUnsupported(verb, self.capabilities.wire)

@@ -17,9 +17,10 @@ from app.engine.rpc.rpc_types import RpcError
 from app.engine.tasks.base import METHOD_NOT_FOUND, AdapterBase, task_unknown
 from app.engine.tasks.broker import InputBroker
 from app.engine.tasks.contract import CreateOutcome, TasksCapabilities
+from app.engine.tasks.extension_parse import check_ack
 from app.engine.tasks.models import InputRequest, Task
 from app.engine.tasks.mrtr import call_with_rounds
-from app.engine.tasks.normalize import ParsedCreate, check_ack
+from app.engine.tasks.normalize import ParsedCreate
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +38,6 @@ class ExtensionAdapter(AdapterBase):
         broker: InputBroker | None = None,
     ) -> None:
         super().__init__(connection, capabilities, broker)
-        self._tools: dict[str, str] = {}
         self._listen: asyncio.Task[Any] | None = None
         self._listen_ack: asyncio.Future[None] | None = None
 
@@ -59,7 +59,7 @@ class ExtensionAdapter(AdapterBase):
         task_id = parsed.task.task_id
         self._bind_token(token, task_id)
         self._tools[task_id] = tool
-        return CreateOutcome(task=self._settle(parsed.task), sync_result=None, raw=payload)
+        return CreateOutcome(task=self._decorate(parsed.task), sync_result=None, raw=payload)
 
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         """A synchronous call (extension not declared); MRTR questions go through the broker."""
@@ -72,7 +72,7 @@ class ExtensionAdapter(AdapterBase):
         """`tasks/get` with the result, error or input requests inline."""
         payload = await self._task_request("tasks/get", {"taskId": task_id}, reason)
         task = self._memo.task(payload, wire="extension", task_id=task_id, variants=self.variants)
-        return self._memo.decorated(task, self._settlement(task))
+        return self._memo.decorated(task, self._decoration(task))
 
     async def list_tasks(self) -> list[Task]:
         """The extension has no `tasks/list`."""
@@ -197,14 +197,8 @@ class ExtensionAdapter(AdapterBase):
             declare_tasks=declare_tasks,
         )
 
-    def _settle(self, task: Task) -> Task:
-        """Reconcile the task's `inputRequests` snapshot with the broker; add the tool name."""
-        return task.model_copy(update=self._settlement(task))
-
-    def _settlement(self, task: Task) -> dict[str, Any]:
-        """The fields `_settle` sets (syncing the broker with the snapshot on the way)."""
+    def _decoration(self, task: Task) -> dict[str, Any]:
+        """The fields `_decorate` sets: the task's `inputRequests` snapshot reconciled with the
+        broker (syncing it on the way), and the tool name."""
         pending = self.broker.sync(task.task_id, task.input_requests)
-        return {
-            "input_requests": pending,
-            "tool_name": task.tool_name or self._tools.get(task.task_id),
-        }
+        return {**super()._decoration(task), "input_requests": pending}

@@ -17,13 +17,9 @@ from app.engine.rpc.transports.base import TransportError
 from app.engine.tasks.base import AdapterBase, task_unknown
 from app.engine.tasks.broker import InputBroker, InputNotPending
 from app.engine.tasks.contract import CreateOutcome, TasksCapabilities
+from app.engine.tasks.legacy_parse import LEGACY_RULES, legacy_create, tasks_from_list
 from app.engine.tasks.models import InputRequest, ProtocolViolation, Task
-from app.engine.tasks.normalize import (
-    create_from_result,
-    task_error_from,
-    task_from_answer,
-    tasks_from_list,
-)
+from app.engine.tasks.normalize import parse_answer, task_error_from
 from app.engine.tasks.questions import Arrivals, ServerQuestions
 
 MAX_LIST_PAGES = 1000
@@ -40,7 +36,6 @@ class LegacyAdapter(AdapterBase):
     ) -> None:
         super().__init__(connection, capabilities, broker)
         self._results: dict[str, asyncio.Task[dict[str, Any]]] = {}
-        self._tools: dict[str, str] = {}
         self._questions = ServerQuestions(connection, self.broker)
 
     # -- verbs ----------------------------------------------------------------------------------
@@ -60,7 +55,7 @@ class LegacyAdapter(AdapterBase):
         }
         arrivals: Arrivals = []
         payload = await self._questions.call_tool(params, arrivals)
-        parsed = create_from_result(payload, wire="legacy", tool_name=tool, variants=self.variants)
+        parsed = legacy_create(payload, tool, self.variants)
         if parsed.task is None:
             return CreateOutcome(task=None, sync_result=parsed.sync_result, raw=payload)
         task_id = parsed.task.task_id
@@ -114,8 +109,8 @@ class LegacyAdapter(AdapterBase):
         if not self.capabilities.cancel:
             raise self._unsupported("tasks/cancel")
         payload = await self._task_request("tasks/cancel", task_id, "user")
-        task = task_from_answer(
-            payload, wire="legacy", task_id=task_id, method="tasks/cancel", variants=self.variants
+        task = parse_answer(
+            payload, LEGACY_RULES, task_id=task_id, method="tasks/cancel", variants=self.variants
         )
         return self._decorate(task)
 
@@ -169,14 +164,10 @@ class LegacyAdapter(AdapterBase):
                 raise unknown from error
             raise
 
-    def _decorate(self, task: Task) -> Task:
-        """Add what this adapter knows beyond the payload: tool, progress, questions, outcome."""
-        return task.model_copy(update=self._decoration(task))
-
     def _decoration(self, task: Task) -> dict[str, Any]:
-        """The fields `_decorate` sets on a task."""
+        """The fields `_decorate` sets: tool, progress, questions, and the fetched outcome."""
         update: dict[str, Any] = {
-            "tool_name": task.tool_name or self._tools.get(task.task_id),
+            **super()._decoration(task),
             "progress": self._latest_progress(task.task_id),
             "input_requests": tuple(self.broker.pending(task.task_id)),
         }

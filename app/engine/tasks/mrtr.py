@@ -8,8 +8,9 @@ from typing import Any
 
 from app.engine.rpc.connection import Connection
 from app.engine.tasks.broker import InputBroker
+from app.engine.tasks.extension_parse import extension_create
 from app.engine.tasks.models import InputRequest, ProtocolViolation
-from app.engine.tasks.normalize import ParsedCreate, Variants, create_from_result
+from app.engine.tasks.normalize import ParsedCreate, Variants
 
 MAX_INPUT_ROUNDS = 16
 """MRTR rounds one `tools/call` may take before the server is deemed to loop."""
@@ -36,7 +37,7 @@ async def call_with_rounds(
         payload = await connection.request(
             "tools/call", params, reason="user", declare_tasks=declare_tasks
         )
-        parsed = create_from_result(payload, wire="extension", tool_name=tool, variants=variants)
+        parsed = extension_create(payload, tool, variants)
         if parsed.kind != "input_required":
             return payload, parsed
         params = {**base, "inputResponses": await _ask(broker, parsed.input_requests)}

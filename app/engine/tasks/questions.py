@@ -13,8 +13,8 @@ from typing import Any
 from app.engine.rpc.connection import Connection
 from app.engine.rpc.transports.base import TransportError
 from app.engine.tasks.broker import InputBroker
+from app.engine.tasks.legacy_parse import input_request_from_server_request
 from app.engine.tasks.models import RELATED_TASK_META
-from app.engine.tasks.normalize import input_request_from_server_request
 
 SERVER_REQUESTS = ("elicitation/create", "sampling/createMessage", "roots/list")
 
