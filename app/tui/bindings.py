@@ -6,7 +6,17 @@ under the cursor) and show in the footer while the task list has focus.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.binding import Binding, BindingType
+
+if TYPE_CHECKING:
+    from app.engine.tasks.contract import TasksCapabilities
+
+FOOTER_PINNED_ACTIONS = frozenset({"toggle_help", "quit"})
+"""The footer always shows `? Keys` and `q Quit`; other keys give way on a narrow terminal."""
+MUTATING_ACTIONS = frozenset({"new_task", "cancel_tasks", "answer_input"})
+"""Actions hidden and disabled when the source is read-only (`--readonly`, or a replay)."""
 
 APP_BINDINGS: list[BindingType] = [
     Binding("n", "new_task", "New", id="new-task", tooltip="Pick a tool and run it"),
@@ -106,3 +116,11 @@ ALL_BINDINGS: tuple[Binding, ...] = tuple(
     binding for binding in (*APP_BINDINGS, *LIST_BINDINGS) if isinstance(binding, Binding)
 )
 """For the README and the tests: every binding with its id."""
+
+
+def disabled_reason(action: str, capabilities: TasksCapabilities | None) -> str | None:
+    """Why `action` cannot run against a server with these capabilities (None: it can, or the
+    server is not known yet); the footer shows it as the greyed key's tooltip."""
+    if action == "cancel_tasks" and capabilities is not None and not capabilities.cancel:
+        return "This server declared no tasks/cancel: its tasks cannot be cancelled."
+    return None

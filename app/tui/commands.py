@@ -7,10 +7,12 @@ its candidate, as markup.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import partial
 from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
+from textual.app import SystemCommand
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from app.engine.safety.sanitize import one_line
@@ -19,6 +21,27 @@ from widgets.plain import highlight
 
 if TYPE_CHECKING:
     from app.tui.app import TaskscopeApp
+
+
+def app_commands(app: TaskscopeApp) -> Iterator[SystemCommand]:
+    """The App's own entries in the palette, after Textual's (no New task when read-only)."""
+    if not app.readonly:
+        yield SystemCommand("New task", "Pick a tool and run it", app.action_new_task)
+    yield SystemCommand("Adopt task id", "Watch a task by its id", app.action_adopt_task)
+    yield SystemCommand("List tasks", "Import tasks/list (legacy wire)", app.action_list_tasks)
+    yield SystemCommand("Pause / resume polling", "Toggle the poller", app.action_toggle_pause)
+    yield SystemCommand("Faults only", "Show only tasks needing care", app.action_toggle_faults)
+    yield SystemCommand("RPC log", "Show or hide the frame log", app.action_toggle_log)
+    yield SystemCommand(
+        "Time view",
+        "Every task as a bar on a time axis, or back to the list",
+        app.action_toggle_time_view,
+    )
+    yield SystemCommand(
+        "Clear forgotten",
+        "Remove the rows of tasks the server no longer knows",
+        app.action_clear_gone,
+    )
 
 
 def task_title(task_id: str, tool: str | None, status: str) -> str:

@@ -1,4 +1,4 @@
-"""Messages the engine worker posts to the App, and the batcher that paces them.
+"""Messages the engine workers post to the App, and the batcher that paces them.
 
 Task events are deltas: they are batched (at most four flushes a second) but never coalesced
 away. Frames for the RPC log ride in the same batches, and the App's clock asks for a flush too
@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # annotations only: the App's first frame does not load the e
     from app.engine.record.recording import SessionInfo
     from app.engine.rpc.rpc_types import Frame
     from app.engine.tasks.events import TaskEvent
+    from app.tui.startup import LoadedSource
 
 FLUSH_INTERVAL_S = 0.26
 """A little over a quarter second: with the clock folded in, the table repaints at most four times
@@ -31,6 +32,14 @@ class TaskEventsArrived(Message):
         super().__init__()
         self.events = tuple(events)
         self.frames = tuple(frames)
+
+
+class SourceLoaded(Message):
+    """The deferred source is built (the engine imported); the App takes it and connects it."""
+
+    def __init__(self, loaded: LoadedSource) -> None:
+        super().__init__()
+        self.loaded = loaded
 
 
 class SourceConnected(Message):

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from app.engine.rpc.era import EraPreference
     from app.engine.rpc.targets import Target
     from app.tui.app import TaskscopeApp
-    from app.tui.loading import LoadedSource
+    from app.tui.startup import LoadedSource
 
 TEARDOWN_BOUND_SECONDS = 6.0
 """The longest quitting waits for the connection to close after the terminal is given back: a
@@ -57,12 +57,13 @@ class LiveLoader:
         self.recorder: Recorder | None = None
 
     def load(self) -> LoadedSource:
-        """Import the engine and build the source; called once, off the event loop."""
+        """Import the engine and build the source; called once, off the event loop. The heap is
+        then as big as it gets before the watch begins, so the garbage collector is settled."""
         from app.engine.forms.input_text import root_entries
         from app.engine.record.recorder import Recorder, redactor_for
         from app.engine.rpc.reconnect import ReconnectPolicy
         from app.tui.live import LiveSource
-        from app.tui.loading import LoadedSource
+        from app.tui.startup import LoadedSource, settle_gc
 
         options = self.options
         recorder = options.recorder or Recorder(
@@ -79,6 +80,7 @@ class LiveLoader:
             policy=ReconnectPolicy(attempts=options.reconnect_attempts),
             roots=root_entries(options.roots),
         )
+        settle_gc()
         return LoadedSource(source, recorder.history)
 
     def close(self) -> None:
@@ -92,7 +94,7 @@ def run_tui(options: TuiOptions) -> int:
     """Run the App until the user quits; the exit code (0, or 1 when it could not start)."""
     from app.tui.app import TaskscopeApp
     from app.tui.config import load_config
-    from app.tui.loading import DeferredSource
+    from app.tui.startup import DeferredSource
 
     loader = LiveLoader(options)
     app = TaskscopeApp(

@@ -9,7 +9,7 @@ so a long request (a legacy `tasks/result` stream) still finds its request when 
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -96,3 +96,34 @@ def task_frame(frames: Sequence[Frame], task_id: str, offending: object = None) 
                 return frame
     answers = (frame for frame in about if frame.direction == "in" and not opens_exchange(frame))
     return next(answers, about[0] if about else None)
+
+
+class FrameBuffer:
+    """The App's recent JSON-RPC frames, the one store the RPC log, `v` and the exchange view
+    read: the newest `capacity` frames, and their exchanges (as many, so bounded too)."""
+
+    def __init__(self, capacity: int) -> None:
+        self._frames: deque[Frame] = deque(maxlen=capacity)
+        self._exchanges = ExchangeBook(capacity)
+
+    @property
+    def capacity(self) -> int:
+        return self._frames.maxlen or 0
+
+    @property
+    def frames(self) -> tuple[Frame, ...]:
+        """The frames kept, oldest first."""
+        return tuple(self._frames)
+
+    def add(self, frames: Sequence[Frame]) -> None:
+        """Keep a batch of frames, dropping the oldest beyond the capacity."""
+        self._frames.extend(frames)
+        self._exchanges.add(frames)
+
+    def exchange(self, frame: Frame) -> Exchange:
+        """The exchange `frame` belongs to, with whichever partner is still kept."""
+        return self._exchanges.find(frame)
+
+    def about_task(self, task_id: str, offending: object = None) -> Frame | None:
+        """The frame `v` opens for a task (see `task_frame`)."""
+        return task_frame(self._frames, task_id, offending)

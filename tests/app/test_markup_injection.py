@@ -38,6 +38,7 @@ from app.tui.app import TaskscopeApp
 from app.tui.bindings import ALL_BINDINGS
 from app.tui.live import LiveSource
 from app.tui.recorded import RecordedSource
+from app.tui.verbs.cancel import send_cancel
 from tests.support.markup import (
     LastingToastsApp,
     Notes,
@@ -295,7 +296,7 @@ async def test_task_toasts_show_ids_messages_and_errors_as_typed() -> None:
         assert needed.message.startswith(f"{WAITING_ID} needs input: [/b]EVIL cannot open")
         await app.create_task(CreateRequest(TOOL, {}, None, True))  # the server refuses
         app.go_to_task(TASK_ID)
-        app._cancel([WAITING_ID])  # refused too: "Cancel <id>" titles the toast
+        send_cancel(app, [WAITING_ID])  # refused too: "Cancel <id>" titles the toast
         await wait_for(pilot, lambda: len(notes.made) >= 4)
         [created] = notes.titled(f"{TOOL} failed")
         [cancelled] = notes.titled(f"Cancel {WAITING_ID}")

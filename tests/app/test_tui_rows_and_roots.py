@@ -18,7 +18,7 @@ from app.engine.rpc.rpc_types import Frame
 from app.engine.rpc.targets import Target
 from app.tui.app import TaskscopeApp
 from app.tui.live import LiveSource
-from app.tui.loading import DeferredSource, LoadedSource
+from app.tui.startup import DeferredSource, LoadedSource
 from app.view.known_tasks import KnownTasks
 from tests.support.tui_helpers import (
     SIZE,

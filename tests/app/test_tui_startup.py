@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from app.tui.app import TaskscopeApp
-from app.tui.loading import STILL_LOADING, DeferredSource, LoadedSource
 from app.tui.messages import TaskEventsArrived
 from app.tui.recorded import RecordedSource
+from app.tui.startup import STILL_LOADING, DeferredSource, LoadedSource
 from tests.support.tui_helpers import SIZE, connected, wait_for
 from tests.support.tui_recording import (
     INFO,
@@ -61,7 +61,7 @@ Screen._compositor_refresh = counting_paint
 
 from app.engine.rpc.targets import demo_target
 from app.tui.app import TaskscopeApp
-from app.tui.loading import DeferredSource
+from app.tui.startup import DeferredSource
 from app.tui.run import LiveLoader, TuiOptions
 
 loader = LiveLoader(TuiOptions(demo_target("extension")))

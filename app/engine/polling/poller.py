@@ -10,7 +10,6 @@ between `min_in_flight` and `max_in_flight`), so a due poll does not wait for a 
 
 from __future__ import annotations
 
-import gc
 import logging
 from collections.abc import Sequence
 from typing import Any
@@ -34,32 +33,6 @@ from app.engine.tasks.models import InputRequest, Progress, ProtocolViolation, T
 from app.engine.tasks.parse import task_from_notification
 
 log = logging.getLogger(__name__)
-
-GC_MIDDLE_THRESHOLD = 100
-"""Young collections between two middle-generation ones (CPython's default is 10); see
-`_settle_gc`."""
-
-_gc_settled = False
-
-
-def _settle_gc() -> None:
-    """Keep the garbage collector's pauses short for a long watch, once per process.
-
-    A full collection walks every tracked object with the event loop stopped: with a thousand
-    watched tasks that was a 100-200 ms stall every few seconds. Two changes bound it. The heap
-    built so far (modules, the App and its widgets) is frozen, so collections no longer walk it;
-    and the middle generation is collected every ~3 s instead of every ~0.3 s, so the objects of
-    one poll (its event, next-poll time, the App's row state), which live about one poll interval,
-    die young instead of being promoted to the old generation, whose growth is what triggers
-    full collections. Objects still die as soon as their last reference goes.
-    """
-    global _gc_settled
-    if _gc_settled:
-        return
-    _gc_settled = True
-    gc.freeze()
-    young, middle, old = gc.get_threshold()
-    gc.set_threshold(young, max(middle, GC_MIDDLE_THRESHOLD), old)
 
 
 class Poller:
@@ -227,12 +200,7 @@ class Poller:
         await self._run(until_idle=True)
 
     async def run_forever(self) -> None:
-        """Poll until cancelled (or the duration bound hits); tasks may be watched at any time.
-
-        This is the TUI's long-lived loop, so the garbage collector is first set up for short
-        pauses (see `_settle_gc`).
-        """
-        _settle_gc()
+        """Poll until cancelled (or the duration bound hits); tasks may be watched at any time."""
         await self._run(until_idle=False)
 
     # ----------------------------------------------------------------- the loop

@@ -1,0 +1,123 @@
+"""The panes the main screen can show besides the list: the RPC log (`L`), the exchange view of
+one frame (`v`, enter in the log), the time view (`t`), the zoomed detail pane (`z`) and help.
+
+Each pane is built the first time it is shown, so the first frame never pays for it.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING
+
+from textual.containers import Container
+from textual.css.query import NoMatches
+
+from app.tui.lists import TaskTimeline
+from app.tui.verbs.saving import save
+from widgets.key_footer import KeyFooter
+
+if TYPE_CHECKING:
+    from app.engine.rpc.rpc_types import Frame
+    from app.tui.app import TaskscopeApp
+
+
+def toggle_log(app: TaskscopeApp) -> None:
+    """Show or hide the RPC log; it is built the first time, from the frames kept so far."""
+    if app.rpc_log is None:
+        from widgets.rpc_log import RpcLog
+
+        app.rpc_log = RpcLog(app.frames.frames, max_frames=app.frames.capacity, id="rpc-log")
+        app.rpc_log_behind = False
+        app.mount(app.rpc_log, before=app.query_one(KeyFooter))
+    app.screen.toggle_class("-show-rpc")
+    if not rpc_log_shown(app):
+        if app.rpc_log.has_focus:
+            app.table.focus()
+        return
+    if app.rpc_log_behind:
+        app.rpc_log.set_frames(app.frames.frames)
+        app.rpc_log_behind = False
+    app.rpc_log.focus()
+
+
+def rpc_log_shown(app: TaskscopeApp) -> bool:
+    """Whether the RPC log has been built and its screen shows it."""
+    log = app.rpc_log
+    return log is not None and log.screen.has_class("-show-rpc")
+
+
+def show_frames(app: TaskscopeApp, frames: tuple[Frame, ...]) -> None:
+    """Keep the frames, and show them if the log is on screen (a hidden log catches up when
+    shown again, so it never costs a layout pass while hidden)."""
+    app.frames.add(frames)
+    if app.rpc_log is not None and rpc_log_shown(app):
+        app.rpc_log.add_frames(frames)
+    else:
+        app.rpc_log_behind = True
+
+
+def open_exchange(app: TaskscopeApp, frame: Frame) -> None:
+    """Open the exchange view on `frame` with its partner frame (if still kept)."""
+    from app.view.export import default_path
+    from widgets.frame_exchange import ExchangeScreen
+
+    exchange = app.frames.exchange(frame)
+    suggested = default_path("taskscope-exchange", app.clock())
+    app.push_screen(ExchangeScreen(exchange, partial(save, app), suggested_path=suggested))
+
+
+def show_frame(app: TaskscopeApp) -> None:
+    """Open the exchange of the selected task's offending (else last) frame, as the RPC log does;
+    the detail's Raw tab when no frame about it is kept (a replay without frames)."""
+    selected = app.table.selected_task_id
+    watched = app.tasks.get(selected) if selected is not None else None
+    if watched is None:
+        return
+    offending = watched.violation.frame if watched.violation is not None else None
+    frame = app.frames.about_task(watched.task_id, offending)
+    if frame is not None:
+        open_exchange(app, frame)
+    elif app.detail_pane is not None:
+        app.detail_pane.show_tab("raw")
+
+
+async def toggle_time_view(app: TaskscopeApp) -> None:
+    """Swap the list for the time view (built the first time) or back; the selection stays."""
+    view = app.time_view
+    if view is None:
+        view = app.time_view = TaskTimeline(id="time-view")
+        await app.query_one("#main", Container).mount(view, after=app.table)
+    app.time_view_shown = not app.time_view_shown
+    app.screen_stack[0].set_class(app.time_view_shown, "-time-view")
+    if app.time_view_shown:
+        app.redraw.time_view()
+        app.call_after_refresh(view.move_cursor, view.cursor_row)  # scroll once laid out
+        view.focus()
+    else:
+        app.table.move_cursor(app.table.cursor_row)
+        app.table.focus()
+
+
+def toggle_zoom(app: TaskscopeApp) -> None:
+    """Give the detail pane the whole screen, or the list its place back (and the focus it lost
+    when it was hidden)."""
+    screen = app.screen
+    if screen.has_class("-zoom-detail"):
+        screen.remove_class("-zoom-detail")
+        if app.list_had_focus:
+            app.shown_list.focus()
+    else:
+        app.list_had_focus = app.shown_list.has_focus
+        screen.add_class("-zoom-detail")
+
+
+def toggle_help(app: TaskscopeApp) -> None:
+    """Show the key help panel, or hide it."""
+    from textual.widgets import HelpPanel
+
+    try:
+        app.screen.query_one(HelpPanel)
+    except NoMatches:
+        app.action_show_help_panel()
+    else:
+        app.action_hide_help_panel()

@@ -1,0 +1,113 @@
+"""Answering what the server asks: `enter` on a waiting task's row, `i` the inbox of every
+question, a question outside any task opened at once, and `roots/list` answered from `--root`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from widgets.plain import toast
+
+if TYPE_CHECKING:
+    from app.engine.tasks.models import InputRequest
+    from app.tui.app import TaskscopeApp
+    from widgets.input_inbox import InboxEntry
+
+
+def answer_selected(app: TaskscopeApp) -> None:
+    """Open the selected task's first pending question (in the order the server asked)."""
+    selected = app.table.selected_task_id
+    watched = app.tasks.get(selected) if selected is not None else None
+    if watched is None:
+        return
+    request = app.inputs.pending(watched)
+    if request is None:
+        toast(app, "This task is not waiting for an answer.", severity="warning")
+        return
+    answer(app, request)
+
+
+def answer(app: TaskscopeApp, request: InputRequest) -> None:
+    """Open the modal for `request` in a worker (it waits on the user)."""
+    app.run_worker(answer_request(app, request), group="input", exit_on_error=False, name="answer")
+
+
+def answer_roots(app: TaskscopeApp, request: InputRequest) -> None:
+    """Answer a `roots/list` from `--root` at once; the timeline says what was sent (a question
+    outside any task gets a short toast saying so)."""
+
+    async def send() -> None:
+        sent = await app.source.answer_roots(request)
+        if sent is not None and not request.task_id and app.config.toasts:
+            toast(app, sent, title="roots/list", timeout=4)
+
+    app.run_worker(send(), group="input", exit_on_error=False, name="roots/list")
+
+
+async def answer_request(app: TaskscopeApp, request: InputRequest) -> dict[str, Any] | None:
+    """Open the modal for one input request (the input modals' entry point); call it from a
+    worker. The acknowledged response, or None when nothing was sent."""
+    from app.tui.inputs import open_input
+
+    if app.readonly:
+        toast(app, "Read-only: answers are not sent.", severity="warning")
+        return None
+    app.clear_notifications()  # the toasts would cover the modal's buttons
+    inputs = app.inputs
+
+    async def submit(response: dict[str, Any]) -> None:
+        await app.source.answer(request, response)
+
+    async def reject() -> bool:
+        rejected = await app.source.reject(request)
+        if rejected:
+            inputs.drop_stray(request)
+        return rejected
+
+    def keep_draft(draft: dict[str, Any]) -> None:
+        inputs.keep_draft(request, draft)
+
+    answered = await open_input(
+        app,
+        request,
+        submit=submit,
+        server=app.info.server_name if app.info else "",
+        draft=inputs.take_draft(request) or app.source.staged_answer(request),
+        reject=reject,
+        keep_draft=keep_draft,
+    )
+    if request.task_id is None and inputs.is_stray(request):
+        if answered is not None:
+            inputs.drop_stray(request)
+        else:
+            toast(app, "Put off: the question waits in the inbox (i).", timeout=4)
+    return answered
+
+
+def inbox_entries(app: TaskscopeApp) -> list[InboxEntry]:
+    """Every input request a watched task is waiting on, with when it was first seen."""
+    from widgets.input_inbox import InboxEntry
+
+    server = app.info.server_name if app.info else ""
+    pending = app.inputs.entries(app.tasks.tasks.values(), app.clock())
+    return [InboxEntry(request, server, arrived) for request, arrived in pending]
+
+
+def open_inbox(app: TaskscopeApp) -> None:
+    """`i`: the inbox of every pending question."""
+    from widgets.input_inbox import InputInbox
+
+    async def open_entry(entry: InboxEntry) -> dict[str, Any] | None:
+        return await answer_request(app, entry.request)
+
+    app.push_screen(InputInbox(inbox_entries(app), open_entry, clock=app.clock))
+
+
+def refresh_inbox(app: TaskscopeApp) -> None:
+    """Bring an open inbox up to date with the tasks."""
+    if len(app.screen_stack) < 2:
+        return  # only the main screen: no inbox is open (nor its module loaded)
+    from widgets.input_inbox import InputInbox
+
+    for screen in app.screen_stack:
+        if isinstance(screen, InputInbox):
+            screen.set_entries(inbox_entries(app))

@@ -1,0 +1,91 @@
+"""`n`: pick a tool, fill in its arguments and call it; a synchronous answer becomes a row."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from app.engine.safety.sanitize import one_line
+from app.tui.messages import TaskEventsArrived
+from app.tui.problems import describe
+from widgets.plain import toast
+
+if TYPE_CHECKING:
+    from app.tui.app import TaskscopeApp
+    from widgets.arguments_form import CreateRequest
+
+
+def new_task(app: TaskscopeApp) -> None:
+    """Start the tool picker, the form and the call in a worker (they wait on the user)."""
+    app.run_worker(_pick_and_create(app), group="actions", exit_on_error=False, name="new task")
+
+
+async def _pick_and_create(app: TaskscopeApp) -> None:
+    """Tool picker, then arguments form, then the call."""
+    from widgets.arguments_form import ArgumentsForm
+    from widgets.tool_picker import ToolPicker
+
+    if app.info is None:
+        toast(app, "Not connected yet.", severity="warning")
+        return
+    try:
+        tools = await app.source.list_tools()
+    except Exception as exc:
+        toast(app, describe(exc), title="tools/list failed", severity="error")
+        return
+    tool = await app.push_screen_wait(ToolPicker(tools))
+    if tool is None:
+        return
+    capabilities = app.info.capabilities
+    form = ArgumentsForm(
+        tool,
+        legacy=capabilities.wire != "extension",
+        can_create_tasks=capabilities.tool_calls,
+    )
+    request = await app.push_screen_wait(form)
+    if request is not None:
+        await create_task(app, request)
+
+
+async def create_task(app: TaskscopeApp, request: CreateRequest) -> None:
+    """Run one tool call; a task is watched, a synchronous answer becomes a finished row."""
+    try:
+        outcome = await app.source.create(
+            request.tool, request.arguments, ttl_ms=request.ttl_ms, as_task=request.as_task
+        )
+    except Exception as exc:
+        toast(app, describe(exc), title=f"{one_line(request.tool, 40)} failed", severity="error")
+        return
+    if outcome.task is not None:
+        toast(app, f"Task {one_line(outcome.task.task_id, 40)} created", timeout=3)
+        return
+    _show_synchronous(app, request.tool, outcome.sync_result or {})
+
+
+def _show_synchronous(app: TaskscopeApp, tool: str, result: dict[str, Any]) -> None:
+    """A call answered at once: a finished row marked "answered synchronously"."""
+    from app.engine.tasks.events import TaskEvent
+    from app.engine.tasks.models import Task
+
+    task_id = f"sync-{len(app.synthetic) + 1}"
+    app.synthetic.add(task_id)
+    extension = app.info is not None and app.info.capabilities.wire == "extension"
+    task = Task(
+        task_id=task_id,
+        wire="extension" if extension else "legacy",
+        status="completed",
+        result=result,
+        result_source="synchronous",
+        tool_name=tool,
+        raw=result,
+    )
+    now = app.clock()
+    app.post_message(
+        TaskEventsArrived(
+            [
+                TaskEvent("created", task_id, task, now, "create"),
+                TaskEvent("result", task_id, task, now, "create"),
+                TaskEvent("stopped", task_id, task, now, "create", detail="completed"),
+            ]
+        )
+    )
+    toast(app, f"{one_line(tool, 40)} answered synchronously (no task)", timeout=3)

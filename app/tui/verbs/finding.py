@@ -1,0 +1,118 @@
+"""Which tasks are watched: `l` imports `tasks/list`, `a` adopts an id, `f` forgets the chosen
+tasks and "Clear forgotten" drops the rows the server no longer knows."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from app.engine.safety.sanitize import one_line
+from app.tui.problems import describe
+from app.tui.targets import target_ids
+from widgets.plain import toast
+
+if TYPE_CHECKING:
+    from app.engine.record.recording import SessionInfo
+    from app.tui.app import TaskscopeApp
+    from app.view.known_tasks import KnownTasks
+
+
+def watch_on_connect(app: TaskscopeApp, info: SessionInfo) -> None:
+    """On connecting: adopt the tasks remembered for this server, and import `tasks/list` where
+    the server has one (quietly: only new tasks are worth a toast)."""
+    if app.remember_tasks:
+        from app.view.known_tasks import KnownTasks
+
+        app.known = KnownTasks(info.server_key)
+        _resume_known(app, app.known)
+    capabilities = info.capabilities
+    if capabilities.wire == "legacy" and capabilities.list:
+        import_list(app, quiet=True)
+
+
+def _resume_known(app: TaskscopeApp, known: KnownTasks) -> None:
+    """Adopt every task id remembered for this server; the poller finds out which live."""
+    entries = known.load()
+    app.tasks.known_before({entry.task_id: entry.tool for entry in entries})
+    for entry in entries:
+        if entry.tool:
+            app.known_tools[entry.task_id] = entry.tool
+        app.source.adopt(entry.task_id)
+
+
+def list_tasks(app: TaskscopeApp) -> None:
+    """Watch every task the server lists, forgotten ones too (legacy wire only)."""
+    capabilities = app.info.capabilities if app.info else None
+    if capabilities is None or capabilities.wire != "legacy" or not capabilities.list:
+        toast(app, "This server has no tasks/list; press a to adopt a task id.", severity="warning")
+        return
+    app.dismissed &= app.synthetic
+    import_list(app, quiet=False)
+
+
+def import_list(app: TaskscopeApp, *, quiet: bool) -> None:
+    """Run `tasks/list` in a worker; `quiet` says nothing when it found no new task."""
+    app.run_worker(_import(app, quiet), group="actions", exit_on_error=False, name="tasks/list")
+
+
+async def _import(app: TaskscopeApp, quiet: bool) -> None:
+    try:
+        count = await app.source.list_tasks()
+    except Exception as exc:
+        toast(app, describe(exc), title="tasks/list failed", severity="error")
+        return
+    if count or not quiet:
+        toast(app, f"tasks/list: {count} new task{'s' if count != 1 else ''}", timeout=3)
+
+
+def adopt_task(app: TaskscopeApp) -> None:
+    """Ask for a task id and watch it."""
+    from widgets.confirm import TextPrompt
+
+    def adopt(task_id: str | None) -> None:
+        if task_id is None:
+            return
+        app.dismissed.discard(task_id)
+        try:
+            watching = app.source.adopt(task_id)
+        except Exception as exc:
+            toast(app, describe(exc), title="Adopt", severity="error")
+            return
+        shown = one_line(task_id, 40)
+        toast(app, f"Watching {shown}" if watching else f"{shown} is already watched")
+
+    prompt = TextPrompt(
+        "Adopt a task id", "Paste the id of a task on this server.", placeholder="task id"
+    )
+    app.push_screen(prompt, adopt)
+
+
+def forget_tasks(app: TaskscopeApp) -> None:
+    """Stop watching the chosen tasks and drop their rows and remembered ids."""
+    targets = target_ids(app)
+    for task_id in targets:
+        if task_id not in app.synthetic:
+            app.source.forget(task_id)
+    _drop_rows(app, targets)
+    if targets:
+        app.refresh_view()
+        toast(app, f"Forgot {len(targets)} task{'s' if len(targets) != 1 else ''}", timeout=3)
+
+
+def clear_gone(app: TaskscopeApp) -> None:
+    """Remove every row the server no longer knows (forgotten, expired, not found), and their
+    ids from the known-task store."""
+    gone = [watched.task_id for watched in app.tasks.tasks.values() if watched.gone]
+    _drop_rows(app, gone)
+    app.refresh_view()
+    count = len(gone)
+    toast(app, f"Cleared {count} row{'s' if count != 1 else ''} the server no longer knows")
+
+
+def _drop_rows(app: TaskscopeApp, task_ids: list[str]) -> None:
+    """Drop the tasks' rows and marks; later events about them are ignored."""
+    for task_id in task_ids:
+        app.dismissed.add(task_id)
+        app.tasks.forget(task_id)
+        app.marked.discard(task_id)
+    if app.known is not None and task_ids:
+        app.known.drop(set(task_ids))
