@@ -46,7 +46,7 @@ from widgets.task_cells import (
 )
 from widgets.task_cursor_view import TaskCursorView
 from widgets.task_strips import TableLook, row_line, row_styles
-from widgets.task_table_messages import TaskChosen, TaskSelected
+from widgets.task_table_messages import TaskTableMessage
 from widgets.theme_style import ThemeStyles
 
 HEADER_HEIGHT = 1
@@ -118,8 +118,16 @@ class TaskTable(TaskCursorView, can_focus=True):
 
     ROWS_ABOVE = HEADER_HEIGHT
 
-    TaskSelected = TaskSelected
-    TaskChosen = TaskChosen
+    class TaskSelected(TaskTableMessage):
+        """The highlighted task changed (None when the table became empty)."""
+
+    class TaskChosen(TaskTableMessage):
+        """Enter, or a click on the highlighted row, chose the task under the cursor."""
+
+        task_id: str
+
+        def __init__(self, table: TaskTable, task_id: str) -> None:
+            super().__init__(table, task_id)
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id, classes=classes)

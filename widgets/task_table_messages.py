@@ -1,5 +1,5 @@
-"""What the task table tells the App: the highlighted task changed, or a task was chosen (handled
-as `on_task_table_task_selected` and `on_task_table_task_chosen`)."""
+"""What the task table's messages to the App (`TaskTable.TaskSelected`, `TaskTable.TaskChosen`)
+carry: the table and the task id."""
 
 from __future__ import annotations
 
@@ -22,16 +22,3 @@ class TaskTableMessage(Message):
     @property
     def control(self) -> TaskTable:
         return self.table
-
-
-class TaskSelected(TaskTableMessage, namespace="task_table"):
-    """The highlighted task changed (None when the table became empty)."""
-
-
-class TaskChosen(TaskTableMessage, namespace="task_table"):
-    """Enter, or a click on the highlighted row, chose the task under the cursor."""
-
-    task_id: str
-
-    def __init__(self, table: TaskTable, task_id: str) -> None:
-        super().__init__(table, task_id)
