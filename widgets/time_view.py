@@ -13,72 +13,43 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from typing import ClassVar, NamedTuple
+from typing import ClassVar
 
 from rich.segment import Segment
-from rich.style import Style
 from textual import events
 from textual.binding import BindingType
-from textual.geometry import Region, Size, Spacing
+from textual.geometry import Region, Size
 from textual.message import Message
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.theme import Theme
 
-from app.engine.safety.sanitize import middle_line, one_line
-from app.view.formatting import STATUS_COLOURS, format_duration
 from app.view.state import WatchedTask
-from widgets.row_cursor import CURSOR_BINDINGS, RowCursorKeys
-from widgets.theme_style import theme_style
+from widgets.row_cursor import CURSOR_BINDINGS
+from widgets.task_cursor_view import TaskCursorView
+from widgets.theme_style import ThemeStyles
 from widgets.time_bars import (
     Bar,
     TimeScale,
-    axis_lines,
     bar_cells,
     bar_for,
     choose_scale,
     earliest_start,
     legend_lines,
 )
+from widgets.time_strips import (
+    ViewLook,
+    axis_strip,
+    label_width,
+    legend_strip,
+    row_label,
+    row_strip,
+)
 
 AXIS_HEIGHT = 2
 """Tick labels and the rule, fixed above the rows."""
-MARK_GLYPH = "▸"
-"""Before the id of a task the user marked for a bulk action (as in the task list)."""
-
-KIND_COLOURS: dict[str, str] = {
-    **STATUS_COLOURS,
-    "asked": "text-warning",
-    "answered": "text-success",
-    "poll_failed": "text-error",
-    "ttl": "text-accent",
-}
-"""The theme variable that colours each cell kind (empty means dim)."""
-_BOLD_KINDS = frozenset({"asked", "answered", "poll_failed", "ttl"})
 
 
-def label_width(width: int) -> int:
-    """Cells for the id-and-tool label before the bars: a quarter of the width, 12 to 30."""
-    return max(12, min(30, width // 4))
-
-
-def row_label(watched: WatchedTask, width: int, marked: bool) -> str:
-    """`▸build_report ab12cd34…`: mark, tool and the start of the id (what tells two runs of one
-    tool apart), cleaned and cut to `width`."""
-    mark = MARK_GLYPH if marked else " "
-    text = f"{watched.tool_name or '—'} {middle_line(watched.task_id, 10)}"
-    return (mark + one_line(text, max(width - 1, 1))).ljust(width)[:width]
-
-
-class ViewLook(NamedTuple):
-    """The styles of one repaint: base, axis, legend and cursor (part of every cached key)."""
-
-    base: Style
-    axis: Style
-    cursor: Style
-
-
-class TimeView(RowCursorKeys, ScrollView, can_focus=True):
+class TimeView(TaskCursorView, can_focus=True):
     """Tasks as bars on a shared time axis; `sync` follows the App's state."""
 
     DEFAULT_CSS = """
@@ -110,6 +81,8 @@ class TimeView(RowCursorKeys, ScrollView, can_focus=True):
 
     BINDINGS: ClassVar[list[BindingType]] = CURSOR_BINDINGS
 
+    ROWS_ABOVE = AXIS_HEIGHT
+
     class TaskSelected(Message):
         """The bar under the cursor changed (None when no task is shown)."""
 
@@ -127,39 +100,25 @@ class TimeView(RowCursorKeys, ScrollView, can_focus=True):
         self._watched: dict[str, WatchedTask] = {}
         self._bars: dict[str, tuple[WatchedTask, Bar]] = {}
         self._strips: dict[str, tuple[WatchedTask, tuple[object, ...], Strip]] = {}
-        self._order: list[str] = []
-        self._index: dict[str, int] = {}
         self._marked: frozenset[str] = frozenset()
         self._now = 0.0
         self._scale: TimeScale | None = None
         self._legend: list[list[tuple[str, str, str]]] = []
         self._laid_out_for: int | None = None
         """The width the legend and the scale were last laid out for."""
-        self._styles: dict[str, Style] = {}
+        self._styles = ThemeStyles(lambda: self.app.theme_variables)
         self._look: ViewLook | None = None
-        self._announced: str | None = None
-        self.cursor_row = 0
-        """Index (into `order`) of the selected bar; 0 when nothing is shown."""
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, self._on_theme_changed)
 
+    def rows_below(self) -> int:
+        return len(self._legend)
+
+    def selected_message(self, task_id: str | None) -> Message:
+        return self.TaskSelected(self, task_id)
+
     # ------------------------------------------------------------------ what is shown
-
-    @property
-    def selected_task_id(self) -> str | None:
-        if 0 <= self.cursor_row < len(self._order):
-            return self._order[self.cursor_row]
-        return None
-
-    @property
-    def order(self) -> Sequence[str]:
-        """The task ids in the order their bars are shown (the list's order)."""
-        return tuple(self._order)
-
-    @property
-    def row_count(self) -> int:
-        return len(self._order)
 
     @property
     def scale(self) -> TimeScale | None:
@@ -268,62 +227,16 @@ class TimeView(RowCursorKeys, ScrollView, can_focus=True):
         self.cursor_row = max(0, min(self.cursor_row, len(self._order) - 1))
         self.refresh_line(self.cursor_row + AXIS_HEIGHT)
 
-    def _visible_indexes(self) -> range:
-        first = int(self.scroll_y)
-        shown = max(self.scrollable_content_region.height - AXIS_HEIGHT - len(self._legend), 0)
-        return range(first, min(first + shown, len(self._order)))
-
-    def _announce(self) -> None:
-        selected = self.selected_task_id
-        if selected != self._announced:
-            self._announced = selected
-            self.post_message(self.TaskSelected(self, selected))
-
     # ------------------------------------------------------------------ cursor and mouse
 
-    def select_task(self, task_id: str) -> bool:
-        """Put the cursor on `task_id`'s bar; False when it is not shown."""
-        index = self._index.get(task_id)
-        if index is None:
-            return False
-        self.move_cursor(index)
-        return True
-
-    def move_cursor(self, row: int) -> None:
-        """Select the bar at index `row` (clamped), scrolled into view."""
-        if not self._order:
-            return
-        row = max(0, min(row, len(self._order) - 1))
-        if row != self.cursor_row:
-            self.refresh_line(self.cursor_row + AXIS_HEIGHT)
-            self.cursor_row = row
-            self.refresh_line(row + AXIS_HEIGHT)
+    def _scroll_to_cursor(self) -> None:
         if self.scrollable_content_region.height:  # not laid out yet: the App scrolls later
-            self.scroll_to_region(
-                Region(0, row + AXIS_HEIGHT, 1, 1),
-                spacing=Spacing(AXIS_HEIGHT, 0, len(self._legend), 0),
-                animate=False,
-                force=True,
-                immediate=True,
-            )
-        self._announce()
-
-    def cursor_page(self) -> int:
-        return max(self.scrollable_content_region.height - AXIS_HEIGHT - len(self._legend), 1)
-
-    def cursor_rows(self) -> int:
-        return len(self._order)
+            super()._scroll_to_cursor()
 
     def on_click(self, event: events.Click) -> None:
         """A click on a bar selects its task."""
-        offset = event.get_content_offset(self)
-        if offset is None:
-            return
-        bottom = self.scrollable_content_region.height - len(self._legend)
-        if not AXIS_HEIGHT <= offset.y < bottom:
-            return
-        index = int(self.scroll_y) + offset.y - AXIS_HEIGHT
-        if index < len(self._order):
+        index = self._row_under(event)
+        if index is not None:
             event.stop()
             self.move_cursor(index)
 
@@ -369,59 +282,21 @@ class TimeView(RowCursorKeys, ScrollView, can_focus=True):
         if cached is not None and cached[0] is watched and cached[1] == key:
             return cached[2]
         label_style = look.base + look.cursor if selected else look.base
-        segments = [
-            Segment(row_label(watched, labels, marked), label_style),
-            Segment(" ", look.base),
-        ]
-        run_kind, run = "", list[str]()
-        for glyph, kind in bar_cells(self._bar(task_id), scale):
-            if kind != run_kind and run:
-                segments.append(Segment("".join(run), self._kind_style(look, run_kind)))
-                run = []
-            run_kind = kind
-            run.append(glyph)
-        if run:
-            segments.append(Segment("".join(run), self._kind_style(look, run_kind)))
-        strip = Strip(segments).extend_cell_length(width, look.base).crop(0, width)
+        label = Segment(row_label(watched, labels, marked), label_style)
+        cells = bar_cells(self._bar(task_id), scale)
+        strip = row_strip(label, cells, look, self._styles, width)
         self._strips[task_id] = (watched, key, strip)
         return strip
 
     def _axis_strip(self, y: int, look: ViewLook, width: int) -> Strip:
-        scale = self._scale
-        assert scale is not None
+        assert self._scale is not None
         labels = label_width(self.scrollable_content_region.width)
-        tick_labels, rule = axis_lines(scale)
-        if y == 0:
-            head, line = "Task".ljust(labels), tick_labels
-        else:
-            head, line = f"span {format_duration(scale.span)}".ljust(labels)[:labels], rule
-        style = look.base + look.axis
-        strip = Strip([Segment(head, style + Style(bold=y == 0)), Segment(" " + line, style)])
-        return strip.extend_cell_length(width, style).crop(0, width)
+        return axis_strip(y, self._scale, labels, look, width)
 
     def _legend_strip(self, row: int, look: ViewLook, width: int) -> Strip:
-        segments: list[Segment] = []
-        for glyph, words, kind in self._legend[row]:
-            if segments:
-                segments.append(Segment("  ", look.base))
-            segments.append(Segment(glyph, self._kind_style(look, kind)))
-            segments.append(Segment(" " + words, look.base + Style(dim=True)))
-        return Strip(segments).extend_cell_length(width, look.base).crop(0, width)
-
-    def _kind_style(self, look: ViewLook, kind: str) -> Style:
-        if not kind:
-            return look.base
-        style = self._styles.get(kind)
-        if style is None:
-            variable = KIND_COLOURS.get(kind, "")
-            if variable:
-                style = theme_style(self.app.theme_variables, variable, bold=kind in _BOLD_KINDS)
-            else:
-                style = Style(dim=True)
-            self._styles[kind] = style
-        return look.base + style
+        return legend_strip(self._legend[row], look, self._styles, width)
 
     def _on_theme_changed(self, _theme: Theme) -> None:
-        self._styles = {}
+        self._styles.clear()
         self._strips = {}
         self.refresh()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from app.demo.catalog import DemoTool, JobContext, text_result
+from app.demo.tool_contract import DemoTool, JobContext, text_result
 
 DEFAULT_PERIOD_S = 4.0
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.demo.catalog import DemoTool, Job, JobContext, ToolFailure, elicit, text_result
+from app.demo.tool_contract import DemoTool, Job, JobContext, ToolFailure, elicit, text_result
 
 INTERNAL_ERROR = -32603
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.demo.catalog import scaled_sleep
+from app.demo.tool_contract import scaled_sleep
 
 
 class InputNeeded(Exception):

@@ -43,11 +43,12 @@ from mcp_types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import Field
 
-from app.demo.catalog import DemoTool, ToolFailure, missing_capability, text_result, tools_for
+from app.demo.catalog import tools_for
 from app.demo.extension_direct import DirectJobContext, InputNeeded, ReadyForTask
 from app.demo.extension_tasks import TaskNotFound, TaskRecord, TaskStore
 from app.demo.http_guard import TasksHttpGuard
 from app.demo.options import DemoOptions
+from app.demo.tool_contract import DemoTool, ToolFailure, missing_capability, text_result
 
 logger = logging.getLogger(__name__)
 

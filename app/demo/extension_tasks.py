@@ -18,7 +18,7 @@ from typing import Any, Literal
 import anyio
 from anyio.abc import TaskGroup
 
-from app.demo.catalog import Job, ToolFailure, missing_capability, scaled_sleep
+from app.demo.tool_contract import Job, ToolFailure, missing_capability, scaled_sleep
 
 logger = logging.getLogger(__name__)
 

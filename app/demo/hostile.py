@@ -15,7 +15,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Sequence
 
-from app.demo.hostile_core import HostileServer, Outgoing
+from app.demo.hostile_core import HostileServer
+from app.demo.hostile_frames import Outgoing
 from app.demo.hostile_io import serve_http, serve_stdio
 from app.demo.hostile_modes import MODES
 

@@ -9,127 +9,26 @@ Task state advances on `tasks/get` only, so a test knows exactly what each poll 
 from __future__ import annotations
 
 import itertools
-import json
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Any, Literal
+from collections.abc import Sequence
+from typing import Any
 
-Wire = Literal["legacy", "extension"]
-Action = Literal["send", "silence", "drop", "kill", "orphan"]
-
-LEGACY_VERSION = "2025-11-25"
-MODERN_VERSION = "2026-07-28"
-TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
-RELATED_TASK = "io.modelcontextprotocol/related-task"
-SERVER_INFO_META = "io.modelcontextprotocol/serverInfo"
-TERMINAL = frozenset({"completed", "failed", "cancelled"})
-
-
-@dataclass
-class Outgoing:
-    """One thing for the transport to do: send a frame (or raw bytes), stay silent, drop, die
-    (`orphan`: die leaving a child process that holds the server's pipes open).
-
-    `route` is the id of the client request this belongs to (HTTP answers it on that POST);
-    `final` marks the answer to that request.
-    """
-
-    message: dict[str, Any] | None = None
-    raw: bytes | None = None
-    route: str | int | None = None
-    final: bool = False
-    http_status: int = 200
-    headers: dict[str, str] = field(default_factory=dict)
-    action: Action = "send"
-
-    def encode(self) -> bytes:
-        """The bytes of the frame (no trailing newline)."""
-        if self.raw is not None:
-            return self.raw
-        return json.dumps(self.message, ensure_ascii=False).encode("utf-8", "surrogatepass")
-
-
-@dataclass
-class TaskRecord:
-    """One task as the server keeps it."""
-
-    task_id: str
-    tool: str
-    created_at: str
-    status: str = "working"
-    message: str = "started"
-    polls: int = 0
-    answered: bool = False
-    answered_at_poll: int = 0
-    question_keys: list[str] = field(default_factory=list)
-    result: dict[str, Any] | None = None
-
-
-@dataclass
-class Exchange:
-    """A frame about to leave, which each mode may perturb in place.
-
-    `kind` is "reply" for the answer to `request`, "push" for a server-initiated message.
-    `splices` maps a placeholder string (as it appears in the JSON text, quotes included) to the
-    raw bytes that replace it, for content `json.dumps` cannot produce (invalid UTF-8, deep JSON).
-    """
-
-    server: HostileServer
-    kind: Literal["reply", "push"]
-    method: str
-    request: dict[str, Any] | None
-    message: dict[str, Any]
-    task: TaskRecord | None = None
-    poll: int = 0
-    before: list[Outgoing] = field(default_factory=list)
-    after: list[Outgoing] = field(default_factory=list)
-    splices: dict[str, bytes] = field(default_factory=dict)
-    raw: bytes | None = None
-    """Replaces the whole frame (e.g. a plain-text HTTP error body)."""
-    http_status: int = 200
-    headers: dict[str, str] = field(default_factory=dict)
-    action: Action = "send"
-
-    @property
-    def result(self) -> dict[str, Any] | None:
-        """The `result` object of a success reply (None for errors and pushes)."""
-        value = self.message.get("result")
-        return value if isinstance(value, dict) else None
-
-    @property
-    def route(self) -> str | int | None:
-        rpc_id = self.request.get("id") if self.request else None
-        return rpc_id if isinstance(rpc_id, str | int) else None
-
-    def outgoing(self) -> list[Outgoing]:
-        """What the transport should do, in order."""
-        raw = self.raw
-        if raw is None and self.splices:
-            text = json.dumps(self.message, ensure_ascii=False).encode("utf-8", "surrogatepass")
-            for placeholder, replacement in self.splices.items():
-                text = text.replace(
-                    json.dumps(placeholder, ensure_ascii=False).encode(), replacement
-                )
-            raw = text
-        main = Outgoing(
-            message=self.message,
-            raw=raw,
-            route=self.route,
-            final=self.kind == "reply",
-            http_status=self.http_status,
-            headers=self.headers,
-            action=self.action,
-        )
-        return [*self.before, main, *self.after]
-
-
-Perturb = Callable[[Exchange], None]
-Sink = Callable[[Outgoing], None]
-
-
-def now_iso() -> str:
-    return datetime.now(UTC).isoformat().replace("+00:00", "Z")
+from app.demo.hostile_bodies import (
+    LEGACY_VERSION,
+    MODERN_VERSION,
+    RELATED_TASK,
+    SERVER_INFO_META,
+    TASKS_EXTENSION,
+    TERMINAL,
+    TaskRecord,
+    Wire,
+    declares_tasks,
+    now_iso,
+    question,
+    task_body,
+    tool_result,
+    tools_listing,
+)
+from app.demo.hostile_frames import Exchange, Perturb, Sink
 
 
 class HostileServer:
@@ -277,24 +176,7 @@ class HostileServer:
         )
 
     def _tools_list(self, request: dict[str, Any], params: dict[str, Any]) -> None:
-        tools = [
-            {
-                "name": "job",
-                "title": "A job",
-                "description": "Works for a few polls, then completes with a result.",
-                "inputSchema": {"type": "object", "properties": {}},
-            },
-            {
-                "name": "ask",
-                "title": "A question",
-                "description": "Asks one question, then completes.",
-                "inputSchema": {"type": "object", "properties": {}},
-            },
-        ]
-        if self.wire == "legacy":
-            for tool in tools:
-                tool["execution"] = {"taskSupport": "optional"}
-        self.reply(request, {"tools": tools})
+        self.reply(request, {"tools": tools_listing(self.wire)})
 
     def _tool_for(self, name: Any) -> str | None:
         """The tool a (maybe decorated) name means: tools are matched by their plain prefix."""
@@ -310,7 +192,7 @@ class HostileServer:
         wants_task = (
             isinstance(params.get("task"), dict)
             if self.wire == "legacy"
-            else _declares_tasks(params)
+            else declares_tasks(params)
         )
         if not wants_task:
             self.reply(request, self._tool_result(tool, synchronous=True))
@@ -325,15 +207,7 @@ class HostileServer:
             self.reply(request, {"resultType": "task", **body}, task=record)
 
     def _tool_result(self, tool: str, *, synchronous: bool = False) -> dict[str, Any]:
-        text = f"{tool} finished" + (" (synchronously)" if synchronous else "")
-        result: dict[str, Any] = {
-            "content": [{"type": "text", "text": text}],
-            "structuredContent": {"summary": text},
-            "isError": False,
-        }
-        if self.wire == "extension":
-            result["resultType"] = "complete"
-        return result
+        return tool_result(self.wire, tool, synchronous=synchronous)
 
     # -- the task flow --------------------------------------------------------------------------
 
@@ -367,18 +241,7 @@ class HostileServer:
             self._answer_result(waiting, record)
 
     def _task_body(self, record: TaskRecord) -> dict[str, Any]:
-        body: dict[str, Any] = {
-            "taskId": record.task_id,
-            "status": record.status,
-            "statusMessage": record.message,
-            "createdAt": record.created_at,
-            "lastUpdatedAt": now_iso(),
-        }
-        if self.wire == "legacy":
-            body.update(ttl=600_000, pollInterval=self.poll_interval_ms)
-            return body
-        body.update(ttlMs=600_000, pollIntervalMs=self.poll_interval_ms)
-        return body
+        return task_body(self.wire, record, self.poll_interval_ms)
 
     def detailed(self, record: TaskRecord) -> dict[str, Any]:
         """The task as `tasks/get` shows it (extension: with result or input requests inline)."""
@@ -389,23 +252,8 @@ class HostileServer:
         if record.status == "completed" and record.result is not None:
             body["result"] = record.result
         if record.status == "input_required":
-            body["inputRequests"] = {key: self.question(record) for key in record.question_keys}
+            body["inputRequests"] = {key: question() for key in record.question_keys}
         return body
-
-    def question(self, record: TaskRecord) -> dict[str, Any]:
-        """The one question of an `ask` task, as `{method, params}`."""
-        params: dict[str, Any] = {
-            "mode": "form",
-            "message": "Approve the job?",
-            "requestedSchema": {
-                "type": "object",
-                "properties": {
-                    "approve": {"type": "boolean", "title": "Approve", "description": "Say yes"}
-                },
-                "required": ["approve"],
-            },
-        }
-        return {"method": "elicitation/create", "params": params}
 
     def _known(self, request: dict[str, Any], params: dict[str, Any]) -> TaskRecord | None:
         record = self.tasks.get(str(params.get("taskId")))
@@ -476,7 +324,7 @@ class HostileServer:
         key = f"q-{next(self._request_numbers)}"
         record.question_keys.append(key)
         self._questions[key] = record
-        params = dict(self.question(record)["params"])
+        params = dict(question()["params"])
         params["_meta"] = {RELATED_TASK: {"taskId": record.task_id}}
         self.push("elicitation/create", params, route=route, rpc_id=key, task=record)
 
@@ -490,12 +338,3 @@ class HostileServer:
         record = self._questions.pop(str(message.get("id")), None)
         if record is not None and "result" in message:
             self._mark_answered(record)
-
-
-def _declares_tasks(params: dict[str, Any]) -> bool:
-    meta = params.get("_meta")
-    capabilities = (
-        meta.get("io.modelcontextprotocol/clientCapabilities") if isinstance(meta, dict) else None
-    )
-    extensions = capabilities.get("extensions") if isinstance(capabilities, dict) else None
-    return isinstance(extensions, dict) and TASKS_EXTENSION in extensions

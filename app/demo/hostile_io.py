@@ -18,7 +18,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from app.demo.hostile_core import HostileServer, Outgoing
+from app.demo.hostile_core import HostileServer
+from app.demo.hostile_frames import Outgoing
 
 ServerFactory = Callable[[Callable[[Outgoing], None]], HostileServer]
 

@@ -9,14 +9,27 @@ from __future__ import annotations
 
 import itertools
 import json
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from email.utils import formatdate
 from typing import Any
 
-from app.demo.hostile_core import TERMINAL, HostileServer, Outgoing
-from app.demo.hostile_core import Exchange as Exchange
+from app.demo.hostile_bodies import TERMINAL, question
+from app.demo.hostile_core import HostileServer
+from app.demo.hostile_frames import Exchange, Outgoing
+from app.demo.hostile_transport_modes import (
+    drop,
+    float_id,
+    garbage,
+    killed,
+    long_line,
+    orphan,
+    rate_limit,
+    retry_after_inf,
+    silent,
+    surrogate_id,
+    surrogate_id_setup,
+    unavailable,
+)
 
 ESCAPES = (
     "\x1b[31mred\x1b[0m \x1b]0;pwned title\x07 \x1b]8;;https://evil.example/\x1b\\link\x1b]8;;\x1b\\"
@@ -34,21 +47,12 @@ HUGE_MESSAGE_CHARS = 1_000_000
 DEEP_LEVELS = 1000
 INVALID_UTF8 = b'"bad \xff\xfe bytes \xc3\x28 caf\xc3\xa9 \xed\xa0\x80 lone \\ud800 end"'
 """A JSON string literal with invalid UTF-8 bytes and a JSON-escaped lone surrogate."""
-RETRY_AFTER_S = 2
-RETRY_AFTER_DATE_S = 3
-MISBEHAVING_POLL = 2
-"""Which `tasks/get` of a task the one-shot transport modes (drop, kill, 429, 503) hit."""
 JS_MAX_SAFE_INTEGER = 9_007_199_254_740_991
 HUGE_TTL_FLOAT = 1e20
 HUGE_POLL_INTERVAL = 10**400
 """A 401-digit integer: Python parses it, but it is too large to become a float."""
 HUGE_INTEGER_DIGITS = 5001
 """Longer than Python's int-string limit (4,300 digits), so `json.loads` refuses it."""
-SURROGATE_ID = "\ud800"
-"""Appended to every task id in the `surrogate-id` mode: a lone surrogate, never valid UTF-8."""
-LONG_LINE_CHARS = 64 * 1024 * 1024 + 4096
-"""Just over taskscope's stdio line limit (64 MiB)."""
-
 _TEXT_KEYS = frozenset(
     {"name", "title", "description", "statusMessage", "message", "text", "summary", "instructions"}
 )
@@ -65,22 +69,6 @@ def huge_text() -> str:
 def deep_json(levels: int = DEEP_LEVELS) -> bytes:
     """A JSON object nested `levels` deep, built as text (json.dumps would hit recursion)."""
     return b'{"nested":' * levels + b'"bottom"' + b"}" * levels
-
-
-def _is_task_get(exchange: Exchange) -> bool:
-    return (
-        exchange.kind == "reply" and exchange.method == "tasks/get" and exchange.result is not None
-    )
-
-
-def _task_fields(exchange: Exchange) -> dict[str, Any] | None:
-    """The task object inside the frame (flat answer, nested create, or a status notification)."""
-    message = exchange.message
-    body = message.get("result") if exchange.kind == "reply" else message.get("params")
-    if not isinstance(body, dict):
-        return None
-    nested = body.get("task")
-    return nested if isinstance(nested, dict) else body
 
 
 # -- text ------------------------------------------------------------------------------------------
@@ -111,7 +99,7 @@ def escapes_setup(server: HostileServer) -> None:
 
 def huge_message(exchange: Exchange) -> None:
     """A 1 MB status message on every answer about an unfinished task."""
-    body = _task_fields(exchange)
+    body = exchange.task_fields()
     if body is not None and body.get("status") not in TERMINAL and "statusMessage" in body:
         body["statusMessage"] = huge_text()
 
@@ -145,7 +133,7 @@ def huge_integer(exchange: Exchange) -> None:
 
 def invalid_utf8(exchange: Exchange) -> None:
     """Invalid UTF-8 bytes and a lone surrogate in the status message of unfinished tasks."""
-    body = _task_fields(exchange)
+    body = exchange.task_fields()
     if body is not None and body.get("status") not in TERMINAL and "statusMessage" in body:
         body["statusMessage"] = _SPLICE_MARK
         exchange.splices[_SPLICE_MARK] = INVALID_UTF8
@@ -172,7 +160,7 @@ uses `ttlMs` and `pollIntervalMs`) with a wrong type; `(result)` replaces the wh
 
 def wrong_types(exchange: Exchange) -> None:
     """Poll N carries the Nth wrong-typed field of `WRONG_TYPES`; later polls are good."""
-    if not _is_task_get(exchange) or exchange.poll > len(WRONG_TYPES):
+    if not exchange.is_task_get or exchange.poll > len(WRONG_TYPES):
         return
     field_name, value = WRONG_TYPES[exchange.poll - 1]
     if field_name == "(result)":
@@ -191,7 +179,7 @@ def wrong_types_setup(server: HostileServer) -> None:
 
 def _set_task_number(exchange: Exchange, keys: tuple[str, str], value: Any) -> None:
     """Set whichever of `keys` (legacy name, extension name) the task object in the frame has."""
-    body = _task_fields(exchange)
+    body = exchange.task_fields()
     if body is None:
         return
     for key in keys:
@@ -213,7 +201,7 @@ def poll_interval_overflow(exchange: Exchange) -> None:
 
 def unknown_status(exchange: Exchange) -> None:
     """The first poll answers status "paused", which no wire defines."""
-    if _is_task_get(exchange) and exchange.poll == 1 and exchange.result is not None:
+    if exchange.is_task_get and exchange.poll == 1 and exchange.result is not None:
         exchange.result["status"] = "paused"
 
 
@@ -243,7 +231,7 @@ def illegal_transition(exchange: Exchange) -> None:
 
 def task_id_mismatch(exchange: Exchange) -> None:
     """The first poll answers about another task id than the one asked for."""
-    if _is_task_get(exchange) and exchange.poll == 1 and exchange.result is not None:
+    if exchange.is_task_get and exchange.poll == 1 and exchange.result is not None:
         exchange.result["taskId"] = "task-999"
 
 
@@ -258,15 +246,15 @@ def input_keys(exchange: Exchange) -> None:
     if task is None or task.tool != "ask":
         return
     if server.wire == "extension":
-        if not _is_task_get(exchange) or exchange.result is None:
+        if not exchange.is_task_get or exchange.result is None:
             return
         if task.status != "input_required":
             return
         task.question_keys.append(f"q-{len(task.question_keys) + 1}")
-        question = server.question(task)
-        duplicate = {**question, "params": {**question["params"], "message": "Duplicate key?"}}
-        entries = [(key, question) for key in task.question_keys[:-1]]
-        entries += [(task.question_keys[-1], duplicate), (task.question_keys[-1], question)]
+        asked = question()
+        duplicate = {**asked, "params": {**asked["params"], "message": "Duplicate key?"}}
+        entries = [(key, asked) for key in task.question_keys[:-1]]
+        entries += [(task.question_keys[-1], duplicate), (task.question_keys[-1], asked)]
         text = ", ".join(f"{json.dumps(key)}: {json.dumps(value)}" for key, value in entries)
         exchange.result["inputRequests"] = _SPLICE_MARK
         exchange.splices[_SPLICE_MARK] = ("{" + text + "}").encode()
@@ -291,110 +279,6 @@ def unknown_ids(exchange: Exchange) -> None:
     exchange.before.extend(
         Outgoing(message=message, route=exchange.route) for message in (stray_result, stray_error)
     )
-
-
-GARBAGE_FRAMES: tuple[bytes, ...] = (
-    b"this is not json",
-    b"[1, 2, 3]",
-    b'{"jsonrpc": "1.0", "id": 1, "result": {}}',
-    b"{}",
-    b'{"jsonrpc": "2.0"}',
-    b"\x00\x01\x02\xff\xfe binary junk",
-    b'{"jsonrpc": "2.0", "id": null, "result": {}}',
-    b'{"jsonrpc": "2.0", "method": 42}',
-    b'{"jsonrpc": "2.0", "id": [1], "method": "weird/id"}',
-    b'{"jsonrpc": "2.0", "method": "notifications/unknown", "params": "not an object"}',
-    b'{"jsonrpc": "2.0", "id": 0, "error": "not an object"}',
-    b'{"truncated": ',
-)
-
-
-def garbage(exchange: Exchange) -> None:
-    """Before every answer, frames that are not JSON, not JSON-RPC, or malformed JSON-RPC."""
-    if exchange.kind == "reply":
-        exchange.before.extend(Outgoing(raw=raw, route=exchange.route) for raw in GARBAGE_FRAMES)
-
-
-# -- the connection and the process ----------------------------------------------------------------
-
-
-def _misbehaving_poll(exchange: Exchange) -> bool:
-    return _is_task_get(exchange) and exchange.poll == MISBEHAVING_POLL
-
-
-def drop(exchange: Exchange) -> None:
-    """The connection drops in the middle of the second poll (stdio: stdout is closed while the
-    process lingers; HTTP: that one POST's socket is closed without an answer)."""
-    if _misbehaving_poll(exchange):
-        exchange.action = "drop"
-
-
-def killed(exchange: Exchange) -> None:
-    """The process kills itself (SIGKILL) instead of answering the second poll."""
-    if _misbehaving_poll(exchange):
-        exchange.action = "kill"
-
-
-def rate_limit(exchange: Exchange) -> None:
-    """HTTP 429 with `Retry-After: 2` (seconds) instead of the second poll's answer."""
-    if _misbehaving_poll(exchange):
-        _http_refusal(exchange, 429, str(RETRY_AFTER_S), b"Too Many Requests")
-
-
-def unavailable(exchange: Exchange) -> None:
-    """HTTP 503 with `Retry-After` as an HTTP date (3 s ahead) instead of the second answer."""
-    if _misbehaving_poll(exchange):
-        when = formatdate(time.time() + RETRY_AFTER_DATE_S, usegmt=True)
-        _http_refusal(exchange, 503, when, b"Service Unavailable")
-
-
-def _http_refusal(exchange: Exchange, status: int, retry_after: str, body: bytes) -> None:
-    exchange.http_status = status
-    exchange.headers.update({"Retry-After": retry_after, "Content-Type": "text/plain"})
-    exchange.raw = body
-
-
-def retry_after_inf(exchange: Exchange) -> None:
-    """HTTP 429 with `Retry-After: inf` (not a number of seconds) instead of the second poll."""
-    if _misbehaving_poll(exchange):
-        _http_refusal(exchange, 429, "inf", b"Too Many Requests")
-
-
-def float_id(exchange: Exchange) -> None:
-    """The answer to the second poll gives its id as a float: 2.0 for request 2."""
-    rpc_id = exchange.message.get("id")
-    if _misbehaving_poll(exchange) and isinstance(rpc_id, int):
-        exchange.message["id"] = float(rpc_id)
-
-
-def surrogate_id(exchange: Exchange) -> None:
-    """Every frame is written with JSON escapes (`\\ud800`), so the lone surrogate that
-    `surrogate_id_setup` appends to task ids reaches the client as the code point itself."""
-    exchange.raw = json.dumps(exchange.message).encode()
-
-
-def surrogate_id_setup(server: HostileServer) -> None:
-    server.id_decoration = SURROGATE_ID
-
-
-def long_line(exchange: Exchange) -> None:
-    """The answer to the second poll is one line longer than taskscope's stdio limit."""
-    body = _task_fields(exchange)
-    if _misbehaving_poll(exchange) and body is not None:
-        body["statusMessage"] = "x" * LONG_LINE_CHARS
-
-
-def orphan(exchange: Exchange) -> None:
-    """Instead of answering the second poll the server exits (code 3), leaving a forked child
-    that keeps its stdin, stdout and stderr open."""
-    if _misbehaving_poll(exchange):
-        exchange.action = "orphan"
-
-
-def silent(exchange: Exchange) -> None:
-    """From the second poll on, `tasks/get` is never answered."""
-    if _is_task_get(exchange) and exchange.poll >= MISBEHAVING_POLL:
-        exchange.action = "silence"
 
 
 @dataclass(frozen=True)

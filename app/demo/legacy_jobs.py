@@ -15,9 +15,9 @@ import anyio
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
-from app.demo.catalog import Job, ToolFailure, scaled_sleep
 from app.demo.legacy_link import ClientLink, describe_request, with_meta
 from app.demo.legacy_tasks import TaskRecord, TaskStatus, related_task_meta
+from app.demo.tool_contract import Job, ToolFailure, scaled_sleep
 
 logger = logging.getLogger(__name__)
 

@@ -17,8 +17,8 @@ from mcp.server.session import ServerSession
 from mcp.shared.message import ServerMessageMetadata
 from pydantic import BaseModel, TypeAdapter
 
-from app.demo.catalog import missing_capability
 from app.demo.legacy_tasks import TaskRecord
+from app.demo.tool_contract import missing_capability
 
 logger = logging.getLogger(__name__)
 

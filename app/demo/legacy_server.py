@@ -30,12 +30,13 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import PROTOCOL_VERSION_META_KEY, UNSUPPORTED_PROTOCOL_VERSION
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from app.demo.catalog import DemoTool, ToolFailure, tools_for
+from app.demo.catalog import tools_for
 from app.demo.http_guard import TasksHttpGuard
 from app.demo.legacy_jobs import SyncJobContext, TaskJobContext, TaskRun, run_task_job
 from app.demo.legacy_link import ClientLink
 from app.demo.legacy_tasks import InvalidCursor, TaskStore, related_task_meta
 from app.demo.options import DemoOptions
+from app.demo.tool_contract import DemoTool, ToolFailure
 
 logger = logging.getLogger(__name__)
 

@@ -38,7 +38,7 @@ from tests.support.tui_helpers import SIZE, connected, only_task, wait_for
 from widgets.arguments_form import CreateRequest
 from widgets.frame_exchange import ExchangeScreen
 from widgets.json_view import JsonView
-from widgets.task_detail import TextPager
+from widgets.text_pager import TextPager
 from widgets.tool_picker import ToolPicker
 
 pytestmark = pytest.mark.timeout(90)

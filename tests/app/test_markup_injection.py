@@ -55,8 +55,8 @@ from widgets.input_inbox import InputInbox
 from widgets.input_modal import AnswerModal, ConfirmDiscard
 from widgets.input_url import InputUrl
 from widgets.rpc_log import RpcLog
-from widgets.task_detail import TextPager
 from widgets.task_table import TaskTable
+from widgets.text_pager import TextPager
 from widgets.time_view import TimeView
 from widgets.tool_picker import ToolPicker
 

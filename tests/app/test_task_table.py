@@ -1,7 +1,7 @@
 """TaskTable on the Line API: what a sync, a cursor move or a repaint costs (rows rendered, lines
 refreshed), the cursor bindings, the mouse, the header, marks and theme colours.
 
-A tiny App mounts one table; rows are rendered through the module's `_row_line`, which the tests
+A tiny App mounts one table; rows are rendered through the module's `row_line`, which the tests
 count to tell a cached strip from a fresh one.
 """
 
@@ -19,7 +19,8 @@ from textual.geometry import Region
 import widgets.task_table as task_table
 from app.engine.tasks.events import NextPoll
 from tests.support.watched_tasks import NOW, watched
-from widgets.task_table import HEADER_HEIGHT, MARK_GLYPH, TaskTable
+from widgets.task_cells import MARK_GLYPH
+from widgets.task_table import HEADER_HEIGHT, TaskTable
 
 SIZE = (200, 20)
 VISIBLE_ROWS = SIZE[1] - HEADER_HEIGHT  # 200 columns: every column fits, no horizontal scrollbar
@@ -48,17 +49,17 @@ def many(count: int, **extra: Any) -> dict[str, Any]:
 
 
 class RowCounter:
-    """Counts rows laid out by `_row_line` (the one place a row is rendered through Rich)."""
+    """Counts rows laid out by `row_line` (the one place a row is rendered through Rich)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.count = 0
-        original = task_table._row_line
+        original = task_table.row_line
 
         def counting(*args: Any) -> Any:
             self.count += 1
             return original(*args)
 
-        monkeypatch.setattr(task_table, "_row_line", counting)
+        monkeypatch.setattr(task_table, "row_line", counting)
 
 
 def screen_text(app: App[Any]) -> str:

@@ -40,7 +40,7 @@ from widgets.confirm import TextPrompt
 from widgets.header_bar import HeaderBar
 from widgets.input_form import InputForm
 from widgets.input_inbox import InputInbox
-from widgets.task_table import MARK_GLYPH
+from widgets.task_cells import MARK_GLYPH
 from widgets.tool_picker import ToolPicker
 
 SIZE = (120, 36)

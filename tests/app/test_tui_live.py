@@ -27,9 +27,9 @@ from tests.support.tui_helpers import (
 )
 from widgets.arguments_form import ArgumentsForm, CreateRequest
 from widgets.confirm import ConfirmModal, TextPrompt
+from widgets.detail_overview import overview_table
 from widgets.header_bar import HeaderBar
 from widgets.input_sampling import InputSampling
-from widgets.task_detail import overview_table
 from widgets.tool_picker import ToolPicker
 
 pytestmark = pytest.mark.timeout(90)

@@ -32,7 +32,7 @@ from tests.support.tui_helpers import (
 )
 from widgets.arguments_form import CreateRequest
 from widgets.confirm import TextPrompt
-from widgets.task_detail import overview_table
+from widgets.detail_overview import overview_table
 
 pytestmark = pytest.mark.timeout(90)
 

@@ -19,10 +19,12 @@ from app.engine.rpc.rpc_types import Frame
 from app.engine.tasks.events import NextPoll
 from app.view.state import TimelineEntry, Violation, WatchedTask, json_diff
 from tests.support.watched_tasks import NOW, watched
+from widgets.detail_result import result_text
 from widgets.json_view import JsonView
 from widgets.rpc_log import RpcLog
-from widgets.task_detail import TaskDetail, TextPager, result_text
+from widgets.task_detail import TaskDetail
 from widgets.task_table import COLUMN_KEYS, TaskTable
+from widgets.text_pager import TextPager
 
 HOSTILE = "\x1b[31mred\x1b[0m [bold red]not markup[/] \u202egnp.exe\x1b]52;c;aGk=\x07 \x9b2J"
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from app.demo.hostile_modes import DEEP_LEVELS, HUGE_MESSAGE_CHARS, RETRY_AFTER_S
+from app.demo.hostile_modes import DEEP_LEVELS, HUGE_MESSAGE_CHARS
+from app.demo.hostile_transport_modes import RETRY_AFTER_S
 from app.engine.safety import deep_json
 from tests.support.demo_servers import start_http_hostile
 from tests.support.hostile_cli import Run, on_stdio, taskscope, watch_job

@@ -15,13 +15,8 @@ from typing import Any
 
 import pytest
 
-from app.demo.hostile_modes import (
-    DEEP_LEVELS,
-    HUGE_MESSAGE_CHARS,
-    RETRY_AFTER_DATE_S,
-    RETRY_AFTER_S,
-    WRONG_TYPES,
-)
+from app.demo.hostile_modes import DEEP_LEVELS, HUGE_MESSAGE_CHARS, WRONG_TYPES
+from app.demo.hostile_transport_modes import RETRY_AFTER_DATE_S, RETRY_AFTER_S
 from app.engine.polling.poller import Poller
 from app.engine.rpc.connection import Connection
 from app.engine.rpc.targets import HttpTarget, StdioTarget, Target

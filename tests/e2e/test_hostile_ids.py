@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from app.demo.hostile_modes import SURROGATE_ID
+from app.demo.hostile_transport_modes import SURROGATE_ID
 from tests.support.demo_servers import start_http_hostile
 from tests.support.hostile_cli import Run, on_stdio, watch_job
 

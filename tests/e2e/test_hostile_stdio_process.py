@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from app.demo.hostile_io import ORPHAN_EXIT_CODE
-from app.demo.hostile_modes import LONG_LINE_CHARS
+from app.demo.hostile_transport_modes import LONG_LINE_CHARS
 from app.engine.rpc.connection import Connection
 from app.engine.rpc.targets import StdioTarget
 from app.engine.rpc.transports import stdio

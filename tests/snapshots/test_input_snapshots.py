@@ -8,7 +8,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import TextArea
 
-from app.demo.catalog import PROVISION_SCHEMA
+from app.demo.asking_tools import PROVISION_SCHEMA
 from app.engine.forms.schema_form import parse_schema
 from tests.support.input_host import INPUT_SIZES, FakeSubmit, InputHost, form_request
 from tests.support.input_host import sampling_request, url_request

@@ -29,8 +29,11 @@ from app.engine.tasks.parse import (
 )
 from app.view.formatting import format_age, format_next_poll, format_since, format_ttl_left
 from app.view.state import WatchedTask, apply_event
-from widgets.task_detail import json_text, overview_table, result_text, timeline_text
-from widgets.task_table import TaskTable
+from widgets.detail_overview import overview_table
+from widgets.detail_result import result_text
+from widgets.detail_timeline import timeline_text
+from widgets.json_text import json_text
+from widgets.task_cells import static_cells
 
 FORBIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 """Nothing a terminal acts on, and no invisible bidi or zero-width character (newline is ours)."""
@@ -138,11 +141,9 @@ def test_normalizer_takes_any_json_value(frame: Any, wire: Wire) -> None:
         task_from_answer(frame, wire=wire, task_id="t-1")
 
 
-class PlainTable(TaskTable):
-    """The task list's cell builder without a running App (styles are plain)."""
-
-    def _style(self, variable: str) -> Style:
-        return Style()
+def plain_cells(watched: WatchedTask) -> dict[str, Text]:
+    """The task list's cells without a running App (styles are plain)."""
+    return static_cells(watched, False, lambda _variable: Style())
 
 
 def rendered(renderable: RenderableType) -> str:
@@ -167,8 +168,8 @@ def events_for(outcome: Task | ProtocolViolation, payload: Any) -> list[TaskEven
     ]
 
 
-def render_everything(watched: WatchedTask, table: PlainTable) -> list[str]:
-    cells = table._static_cells(watched).values()
+def render_everything(watched: WatchedTask) -> list[str]:
+    cells = plain_cells(watched).values()
     task = watched.task
     outputs = [cell.plain for cell in cells]
     outputs += [
@@ -192,12 +193,11 @@ def render_everything(watched: WatchedTask, table: PlainTable) -> list[str]:
 def test_list_and_detail_render_any_outcome_as_inert_text(
     payload: dict[str, Any], wire: Wire
 ) -> None:
-    table = PlainTable()
     watched: WatchedTask | None = None
     for event in events_for(normalize(payload, wire), payload):
         watched = apply_event(watched, event)
     assert watched is not None
-    for output in render_everything(watched, table):
+    for output in render_everything(watched):
         assert not FORBIDDEN.search(output), output[:200]
         assert "\ud800" not in output
 
@@ -211,7 +211,7 @@ def test_violation_frames_of_any_shape_render(frame: Any, text: str) -> None:
     watched = apply_event(
         watched, TaskEvent("violation", "t-1", good, 1.0, "poll", detail=text, frame=frame)
     )
-    for output in render_everything(watched, PlainTable()):
+    for output in render_everything(watched):
         assert not FORBIDDEN.search(output)
     assert deep_json.dumps(frame, default=str)  # the frame itself stays printable
 
@@ -226,7 +226,7 @@ def test_deep_result_diffs_and_renders() -> None:
         watched = apply_event(watched, event)
     assert watched is not None and watched.timeline[-1].diff
     assert "+ result: " in watched.timeline[-1].diff.lines()[-1]
-    for output in render_everything(watched, PlainTable()):
+    for output in render_everything(watched):
         assert not FORBIDDEN.search(output)
 
 
@@ -240,7 +240,7 @@ def test_markup_stays_literal_in_cells_and_detail() -> None:
         raw={},
     )
     watched = apply_event(None, TaskEvent("created", "t-1", task, 0.0, "create"))
-    message = PlainTable()._static_cells(watched)["message"]
+    message = plain_cells(watched)["message"]
     assert isinstance(message, Text) and message.plain.startswith("[bold red]loud[/bold red]")
     assert "[bold red]loud[/bold red] [link=https://evil.example]click[/link]" in rendered(
         result_text(task)

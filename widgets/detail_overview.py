@@ -1,0 +1,101 @@
+"""The Overview tab: every field of a watched task worth reading at a glance, one per row."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from rich.table import Table
+from rich.text import Text
+
+from app.engine.safety.sanitize import safe_text
+from app.view.formatting import (
+    PACING_WORDS,
+    RESULT_SOURCE_WORDS,
+    format_clock,
+    format_duration,
+    format_task_progress,
+    status_label,
+)
+from app.view.state import WatchedTask
+from widgets.detail_styles import HEADING, MUTED
+from widgets.json_text import json_text
+
+
+def _when(value: datetime | None) -> str:
+    return value.isoformat() if value is not None else "—"
+
+
+def overview_table(watched: WatchedTask) -> Table:
+    """The Overview tab: every field worth reading at a glance, one per row."""
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style=HEADING, no_wrap=True)
+    grid.add_column(overflow="fold")
+    task = watched.task
+
+    def row(name: str, value: Text | str) -> None:
+        grid.add_row(name, value if isinstance(value, Text) else Text(value))
+
+    row("task", safe_text(watched.task_id))
+    row("tool", safe_text(watched.tool_name or "—"))
+    status = status_label(watched.status)
+    if watched.cancel_requested:
+        status += "   ⊘ cancel requested (server has not settled yet)"
+    row("status", status)
+    if task is not None:
+        row("wire", task.wire)
+        row("message", safe_text(task.status_message or "—", allow_newlines=True))
+        row("created", _when(task.created_at))
+        row("last updated", _when(task.last_updated_at))
+        ttl = "unlimited" if task.ttl_ms is None else format_duration(task.ttl_ms / 1000)
+        row("ttl", ttl)
+        interval = task.poll_interval_ms
+        row("poll interval", "—" if interval is None else format_duration(interval / 1000))
+        if task.progress is not None:
+            progress = format_task_progress(task)
+            note = task.progress.message
+            row("progress", safe_text(f"{progress} {note}" if note else progress))
+        if task.result_source:
+            row("result", RESULT_SOURCE_WORDS.get(task.result_source, task.result_source))
+        if task.error is not None:
+            row("error", safe_text(f"{task.error.code}: {task.error.message}"))
+    if watched.synchronous:
+        row("answer", "answered synchronously (no task was created)")
+    if watched.next_poll is not None and watched.next_poll_at is not None:
+        term = PACING_WORDS.get(watched.next_poll.term, watched.next_poll.term)
+        row("next poll", f"{format_clock(watched.next_poll_at)} (set by {term})")
+    polls = "poll" if watched.polls == 1 else "polls"
+    row("polls", f"{watched.polls} {polls}, {watched.errors} failed")
+    if watched.last_error is not None:
+        row("last error", safe_text(watched.last_error, allow_newlines=True))
+    if watched.violation is not None:
+        reason = safe_text(watched.violation.reason)
+        reason.append("   (offending frame in the Raw tab)", MUTED)
+        row("violation", reason)
+    if watched.not_found:
+        row("server", "does not know this id (never seen alive: check it for a typo)")
+    elif watched.expired or watched.forgotten:
+        word = "expired (TTL elapsed)" if watched.expired else "forgotten before its TTL"
+        row("server", f"no longer knows the task: {word}")
+    if watched.stopped is not None:
+        # The poller says "expired" for any task the server stopped knowing; the server row
+        # above already says which it was, so the watch line does not contradict it.
+        gone = watched.stopped == "expired" and (watched.forgotten or watched.not_found)
+        stopped = "the server no longer answers for it" if gone else watched.stopped
+        row("watch", safe_text(f"stopped: {stopped}"))
+    inputs = task.input_requests if task is not None else ()
+    if watched.pending_inputs or inputs:
+        lines = Text()
+        for request in inputs:
+            waiting = request.key in watched.pending_inputs
+            mark = "waiting" if waiting else "answered"
+            lines.append_text(safe_text(f"[{request.key}] {request.method} ({mark}) "))
+            lines.append_text(safe_text(request.message))
+            lines.append("\n")
+            if waiting:  # the whole request, so it can be read before answering
+                lines.append_text(json_text(request.params))
+                lines.append("\n")
+        listed = {request.key for request in inputs}
+        for key in sorted(watched.pending_inputs - listed):
+            lines.append_text(safe_text(f"[{key}] waiting\n"))
+        row("input", lines)
+    return grid
