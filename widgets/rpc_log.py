@@ -1,15 +1,15 @@
 """The RPC log strip: every JSON-RPC frame in and out, one line each, capped in memory.
 
-Frames are kept in a bounded deque and only the lines on screen are rendered, so a busy session
-with thousands of polls costs a constant amount per repaint. The App hands frames over in
-batches (`add_frames`) a few times a second; server text goes through `one_line`. A cursor row
+The frames live in a bounded `FrameBuffer` (the App's own, shared, so they are kept once) and
+only the lines on screen are rendered, so a busy session with thousands of polls costs a
+constant amount per repaint. The App hands frames over in batches (`add_frames`) a few times a
+second; server text goes through `one_line`. A cursor row
 (the arrows, PgUp/PgDn, Home/End) stays on its frame as frames arrive and drop; `enter` or a
 click posts `FrameChosen` for the App to open the frame's exchange.
 """
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
@@ -26,6 +26,7 @@ from textual.strip import Strip
 from textual.theme import Theme
 
 from app.engine.safety.sanitize import one_line
+from app.view.exchanges import FrameBuffer
 from app.view.formatting import format_clock
 from widgets.theme_style import theme_style
 
@@ -114,13 +115,17 @@ class RpcLog(ScrollView, can_focus=True):
         frames: Iterable[Frame] = (),
         *,
         max_frames: int = DEFAULT_MAX_FRAMES,
+        buffer: FrameBuffer | None = None,
         id: str | None = None,  # noqa: A002 - Textual's own name for it
         classes: str | None = None,
     ) -> None:
-        """Start with `frames` (the newest `max_frames` of them), e.g. those seen before the log
-        was first opened."""
+        """Show `buffer` (the App's frames, those seen before the log was first opened
+        included), or a buffer of its own holding the newest `max_frames` of `frames`."""
         super().__init__(id=id, classes=classes)
-        self._frames: deque[Frame] = deque(frames, maxlen=max_frames)
+        if buffer is None:
+            buffer = FrameBuffer(max_frames)
+            buffer.add(tuple(frames))
+        self._frames = buffer
         self._styles: dict[str, Style] = {}
         self._end_pending = False
         self._at_end_when_fed = True
@@ -135,11 +140,7 @@ class RpcLog(ScrollView, can_focus=True):
     @property
     def frames(self) -> Sequence[Frame]:
         """The frames kept, oldest first."""
-        return tuple(self._frames)
-
-    @property
-    def max_frames(self) -> int:
-        return self._frames.maxlen or 0
+        return self._frames.frames
 
     @property
     def cursor(self) -> int | None:
@@ -152,15 +153,16 @@ class RpcLog(ScrollView, can_focus=True):
         return self._frames[self._cursor] if self._cursor is not None else None
 
     def add_frames(self, frames: Iterable[Frame]) -> None:
-        """Append a batch of frames, dropping the oldest beyond the cap, and repaint once."""
+        """Add a batch of frames to the buffer, dropping the oldest beyond its capacity, and
+        repaint once."""
         at_end = self._end_pending or self.is_vertical_scroll_end
         self._at_end_when_fed = at_end
         before = len(self._frames)
-        incoming = list(frames)
+        incoming = tuple(frames)
         if not incoming:
             return
         on_newest = self._cursor is None or self._cursor == before - 1
-        self._frames.extend(incoming)
+        self._frames.add(incoming)
         dropped = before + len(incoming) - len(self._frames)
         self.virtual_size = Size(LINE_WIDTH, len(self._frames))
         if self._cursor is not None:  # stay on the same frame, or on the newest one
@@ -173,13 +175,15 @@ class RpcLog(ScrollView, can_focus=True):
             self.scroll_to(y=max(self.scroll_y - dropped, 0), animate=False, immediate=True)
         self.refresh()
 
-    def set_frames(self, frames: Iterable[Frame]) -> None:
-        """Replace the frames kept with `frames` (the newest `max_frames` of them), e.g. to catch
-        up after being hidden, and land on the newest while following."""
-        self._frames.clear()
+    def catch_up(self) -> None:
+        """Show what the buffer gained while the log was hidden, and land on the newest line
+        while following."""
         self._cursor = None
         self._end_pending = True
-        self.add_frames(frames)
+        self.virtual_size = Size(LINE_WIDTH, len(self._frames))
+        if self.follow:
+            self.call_after_refresh(self._scroll_to_newest)
+        self.refresh()
 
     def on_resize(self, _event: events.Resize) -> None:
         """Shown (or resized) while following: land on the newest line, not the oldest."""
@@ -189,13 +193,6 @@ class RpcLog(ScrollView, can_focus=True):
     def _scroll_to_newest(self) -> None:
         self.scroll_end(animate=False, immediate=True, x_axis=False)
         self._end_pending = False
-
-    def clear(self) -> None:
-        """Forget every frame."""
-        self._frames.clear()
-        self._cursor = None
-        self.virtual_size = Size(LINE_WIDTH, 0)
-        self.refresh()
 
     # -- the cursor -----------------------------------------------------------------------------
 

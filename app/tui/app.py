@@ -122,8 +122,6 @@ class TaskscopeApp(VerbActions, App[int]):
         self.tasks = TasksState(timeline_cap=self.config.timeline)
         """Every watched task; the App is its only writer."""
         self.known: KnownTasks | None = None
-        self.known_tools: dict[str, str] = {}
-        """The tool names remembered for adopted tasks (tasks/get does not carry them)."""
         self.marked: set[str] = set()
         self.dismissed: set[str] = set()
         """Tasks the user forgot or cleared: later events about them are ignored."""

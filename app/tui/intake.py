@@ -3,7 +3,6 @@ tasks, and tell the user what needs them (a finished task, a question, an unknow
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING
 
 from app.engine.safety.sanitize import middle_line, one_line
@@ -29,19 +28,9 @@ def apply_events(app: TaskscopeApp, events: Iterable[TaskEvent]) -> bool:
             continue
         if event.task_id in app.dismissed:
             continue
-        event = _with_known_tool(app, event)
         changed |= app.tasks.apply(event)
         _after_event(app, event)
     return changed
-
-
-def _with_known_tool(app: TaskscopeApp, event: TaskEvent) -> TaskEvent:
-    """Put back the tool name remembered for an adopted task (tasks/get does not carry it)."""
-    task = event.task
-    tool = app.known_tools.get(event.task_id)
-    if task is None or tool is None or task.tool_name is not None:
-        return event
-    return dataclasses.replace(event, task=task.model_copy(update={"tool_name": tool}))
 
 
 def _after_event(app: TaskscopeApp, event: TaskEvent) -> None:

@@ -294,8 +294,11 @@ class LiveSource:
         fresh = [task for task in tasks if task.task_id not in self._finished]
         return sum(poller.watch(task, source="list") for task in fresh)
 
-    def adopt(self, task_id: str) -> bool:
-        return self._require_poller().adopt(self.shown.real_name(task_id))
+    def adopt(self, task_id: str, tool: str | None = None) -> bool:
+        real = self.shown.real_name(task_id)
+        if tool is not None:
+            self._require_adapter().tools.setdefault(real, tool)
+        return self._require_poller().adopt(real)
 
     def forget(self, task_id: str) -> bool:
         """Stop watching; a forgotten task comes back with the next `tasks/list` import."""

@@ -26,7 +26,7 @@ def toggle_log(app: TaskscopeApp) -> None:
     if app.rpc_log is None:
         from widgets.rpc_log import RpcLog
 
-        app.rpc_log = RpcLog(app.frames.frames, max_frames=app.frames.capacity, id="rpc-log")
+        app.rpc_log = RpcLog(buffer=app.frames, id="rpc-log")
         app.rpc_log_behind = False
         app.mount(app.rpc_log, before=app.query_one(KeyFooter))
     app.screen.toggle_class("-show-rpc")
@@ -35,7 +35,7 @@ def toggle_log(app: TaskscopeApp) -> None:
             app.table.focus()
         return
     if app.rpc_log_behind:
-        app.rpc_log.set_frames(app.frames.frames)
+        app.rpc_log.catch_up()
         app.rpc_log_behind = False
     app.rpc_log.focus()
 
@@ -49,10 +49,10 @@ def rpc_log_shown(app: TaskscopeApp) -> bool:
 def show_frames(app: TaskscopeApp, frames: tuple[Frame, ...]) -> None:
     """Keep the frames, and show them if the log is on screen (a hidden log catches up when
     shown again, so it never costs a layout pass while hidden)."""
-    app.frames.add(frames)
     if app.rpc_log is not None and rpc_log_shown(app):
-        app.rpc_log.add_frames(frames)
+        app.rpc_log.add_frames(frames)  # into app.frames, which the log shows
     else:
+        app.frames.add(frames)
         app.rpc_log_behind = True
 
 

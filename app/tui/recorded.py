@@ -78,7 +78,7 @@ class RecordedSource:
     async def list_tasks(self) -> int:
         return 0
 
-    def adopt(self, task_id: str) -> bool:
+    def adopt(self, task_id: str, tool: str | None = None) -> bool:
         raise SourceUnavailable(READ_ONLY)
 
     def forget(self, task_id: str) -> bool:

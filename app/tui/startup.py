@@ -109,7 +109,7 @@ class LoadingSource:
     async def list_tasks(self) -> int:
         raise SourceUnavailable(STILL_LOADING)
 
-    def adopt(self, task_id: str) -> bool:
+    def adopt(self, task_id: str, tool: str | None = None) -> bool:
         raise SourceUnavailable(STILL_LOADING)
 
     def forget(self, task_id: str) -> bool:

@@ -107,13 +107,16 @@ class FrameBuffer:
         self._exchanges = ExchangeBook(capacity)
 
     @property
-    def capacity(self) -> int:
-        return self._frames.maxlen or 0
-
-    @property
     def frames(self) -> tuple[Frame, ...]:
         """The frames kept, oldest first."""
         return tuple(self._frames)
+
+    def __len__(self) -> int:
+        return len(self._frames)
+
+    def __getitem__(self, index: int) -> Frame:
+        """The frame at `index`, oldest first."""
+        return self._frames[index]
 
     def add(self, frames: Sequence[Frame]) -> None:
         """Keep a batch of frames, dropping the oldest beyond the capacity."""

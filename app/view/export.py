@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from app.engine.record.export import LifeStep, TaskLife, latest_server, task_lives
+from app.engine.record.export import TaskLife, latest_server, task_lives
 from app.engine.record.recording import Entry, SessionInfo
 from app.engine.safety import deep_json
 from app.engine.tasks.task_json import task_json
@@ -88,11 +88,7 @@ def shown_lives(entries: Sequence[Entry], tasks: Sequence[WatchedTask]) -> list[
 
 
 def _shown_life(watched: WatchedTask, server: SessionInfo | None) -> TaskLife:
-    steps = tuple(
-        LifeStep(entry.at, entry.kind, entry.source, entry.status, detail=entry.detail)
-        for entry in watched.timeline
-    )
-    return TaskLife(watched.task_id, server, steps, watched.task)
+    return TaskLife(watched.task_id, server, tuple(watched.timeline), watched.task)
 
 
 def default_path(prefix: str, at: float) -> str:

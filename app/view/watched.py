@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
+from app.engine.record.history import LifeStep
 from app.view.json_diff import StateDiff, json_diff
 from app.view.status_history import EMPTY_HISTORY, StatusHistory, next_history
 
@@ -39,14 +40,10 @@ _GOOD_POLL_KINDS = frozenset({"created", "polled", "transition", "changed", "res
 
 
 @dataclass(frozen=True, slots=True)
-class TimelineEntry:
-    """One step in a task's history: when, what, what brought it, and how the state changed."""
+class TimelineEntry(LifeStep):
+    """One step in a task's history as the TUI keeps it: a `LifeStep` with how the state
+    changed."""
 
-    at: float
-    kind: str
-    source: str
-    status: str | None = None
-    detail: str | None = None
     diff: StateDiff | None = None
 
 
@@ -199,7 +196,7 @@ def _entry_for(
         detail = f"{NOT_FOUND_DETAIL} ({detail})" if detail else NOT_FOUND_DETAIL
     elif kind == "expired":
         kind = "expired" if _expired_by_ttl(watched.task, event.at) else "forgotten"
-    return TimelineEntry(event.at, kind, event.source, status, detail, diff or None)
+    return TimelineEntry(event.at, kind, event.source, status, detail, diff=diff or None)
 
 
 def apply_event(
@@ -232,7 +229,7 @@ def apply_event(
         previous is not None
         and task is not None
         and task is not previous
-        and previous.material_key() != task.material_key()
+        and previous.differs_materially(task)
     )
     diff = None
     if material and previous is not None and task is not None and task is not previous:

@@ -189,7 +189,7 @@ class MarkupSource(RecordedSource):
     async def answer(self, request: InputRequest, response: dict[str, Any]) -> None:
         raise RuntimeError(EVIL)
 
-    def adopt(self, task_id: str) -> bool:
+    def adopt(self, task_id: str, tool: str | None = None) -> bool:
         raise RuntimeError(f"no task {task_id}")
 
 

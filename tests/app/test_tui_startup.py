@@ -175,14 +175,15 @@ async def test_the_rpc_log_shows_frames_that_arrived_before_it_was_first_opened(
         first = recorded_frames()[0]
         assert log.line_text(0).plain.split()[1:3] == ["→", first.method]
 
-        await pilot.press("L")  # hidden again: new frames wait in the App, not in the widget
+        await pilot.press("L")  # hidden again: new frames wait in the App's buffer, unshown
         later = recorded_frames()[:3]
         app.post_message(TaskEventsArrived([], later))
         await wait_for(pilot, lambda: len(app.rpc_frames) == len(recorded_frames()) + 3)
-        assert len(log.frames) == len(recorded_frames())
+        assert log.virtual_size.height == len(recorded_frames())
         await pilot.press("L")  # shown: caught up
         await pilot.pause()
         assert log.frames == app.rpc_frames
+        assert log.virtual_size.height == len(app.rpc_frames)
 
 
 async def test_quitting_while_the_engine_loads_leaves_cleanly() -> None:

@@ -325,7 +325,7 @@ async def test_timeline_shows_causes_and_diffs() -> None:
     diff = json_diff({"status": "working"}, {"status": "completed"})
     entries = (
         TimelineEntry(NOW - 10, "created", "create", "working"),
-        TimelineEntry(NOW, "transition", "notification", "completed", None, diff),
+        TimelineEntry(NOW, "transition", "notification", "completed", diff=diff),
     )
     app = DetailHost()
     async with app.run_test(size=(160, 40)) as pilot:

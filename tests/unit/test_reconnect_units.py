@@ -93,6 +93,7 @@ class FakeAdapter:
         self.capabilities = TasksCapabilities(wire=wire)  # type: ignore[arg-type]
         self.variants = Variants()
         self.broker = broker
+        self.tools: dict[str, str] = {}
         self.fail = fail
         self.calls: list[tuple[str, Any]] = []
 

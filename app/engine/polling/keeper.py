@@ -11,7 +11,7 @@ from app.engine.polling.clock import Clock
 from app.engine.polling.emitter import EventEmitter
 from app.engine.polling.gate import PollGate
 from app.engine.polling.outcome import (
-    carry_over,
+    carry_progress,
     event_kind,
     illegal_transition,
     task_error,
@@ -56,7 +56,7 @@ class WatchKeeper:
         """Adopt a good state: schedule, emit what changed, announce inputs, apply bounds."""
         old = watch.task
         if old is not None:
-            task = carry_over(old, task)
+            task = carry_progress(old, task)
         kind = event_kind(old, task, from_poll=from_poll)
         watch.task = task
 

@@ -6,8 +6,6 @@ Pure functions, so the poller keeps only the loop and the book-keeping.
 
 from __future__ import annotations
 
-from typing import Any
-
 from app.engine.rpc.rpc_types import RpcError
 from app.engine.tasks.events import EventKind
 from app.engine.tasks.models import Task, TaskError
@@ -21,7 +19,7 @@ def event_kind(old: Task | None, new: Task, *, from_poll: bool) -> EventKind | N
         return "polled" if from_poll else None
     if old.status != new.status:
         return "transition"
-    if old.material_key() != new.material_key():
+    if old.differs_materially(new):
         return "changed"
     return "polled" if from_poll else None
 
@@ -59,14 +57,12 @@ def illegal_transition(
     return None
 
 
-def carry_over(old: Task, new: Task) -> Task:
-    """Keep what only this client knows (progress notifications, the tool name) across polls."""
-    kept: dict[str, Any] = {}
+def carry_progress(old: Task, new: Task) -> Task:
+    """Keep the last progress notification across polls (a `tasks/get` answer never carries
+    it); the tool name is the adapter's to add (`AdapterBase.tools`)."""
     if new.progress is None and old.progress is not None:
-        kept["progress"] = old.progress
-    if new.tool_name is None and old.tool_name is not None:
-        kept["tool_name"] = old.tool_name
-    return new.model_copy(update=kept) if kept else new
+        return new.model_copy(update={"progress": old.progress})
+    return new
 
 
 def describe(exc: BaseException) -> str:

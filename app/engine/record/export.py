@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from app.engine.record.history import LifeStep
 from app.engine.record.recording import Action, Entry, Opened, RecordedEvent, SessionInfo
 from app.engine.safety.sanitize import clean_text
-from app.engine.tasks.models import InputRequest, Task
+from app.engine.tasks.models import Task
+from app.engine.tasks.task_json import task_json
 
 EXPORT_FORMAT = "taskscope-export"
 EXPORT_VERSION = 1
@@ -25,21 +27,6 @@ ExportFormat = Literal["md", "json"]
 
 _ACTION_KINDS = {"cancel": "cancel requested", "answer": "answer", "reject": "rejected"}
 _DETAIL_WIDTH = 160
-
-
-@dataclass(frozen=True, slots=True)
-class LifeStep:
-    """One reportable moment of a task: an event the poller saw or an action the user took."""
-
-    at: float
-    kind: str
-    source: str
-    status: str | None = None
-    previous_status: str | None = None
-    detail: str | None = None
-    question: InputRequest | None = None
-    answer: dict[str, Any] | None = None
-    arguments: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,17 +154,18 @@ def lives_json(lives: Sequence[TaskLife]) -> str:
 
 
 def _life_document(life: TaskLife) -> dict[str, Any]:
+    """One recorded life: its server, its steps, and its final state's fields (`task_json`)."""
     final = life.final
-    start = life.started_at
+    fields = task_json(final) if final else {}
     return {
         "taskId": life.task_id,
         "server": _server_document(life.server),
         "wire": final.wire if final else None,
         "tool": life.tool,
-        "finalStatus": final.status if final else None,
-        "steps": [_step_document(step, start) for step in life.steps],
-        "result": final.result if final else None,
-        "error": final.error.model_dump() if final and final.error else None,
+        "finalStatus": fields.get("status"),
+        "steps": [_step_document(step, life.started_at) for step in life.steps],
+        "result": fields.get("result"),
+        "error": fields.get("error"),
         "lastState": final.raw if final else None,
     }
 

@@ -73,6 +73,7 @@ class SessionAdapter:
         self.capabilities: TasksCapabilities = first.capabilities
         self.variants: Variants = first.variants
         self.broker: InputBroker = first.broker
+        self.tools: dict[str, str] = first.tools
         self._current = first
         self._generation = 0
         self._seen: dict[str, int] = {}
@@ -82,8 +83,10 @@ class SessionAdapter:
         self._listening: list[str] | None = None
 
     def swap(self, adapter: WireAdapter, generation: int) -> None:
-        """Make `adapter` (on a new connection, sharing the broker) the one every verb uses."""
+        """Make `adapter` (on a new connection, sharing the broker, the variants seen and the
+        tasks' tools) the one every verb uses."""
         adapter.variants = self.variants
+        adapter.tools = self.tools
         for progress in self._progress:
             adapter.on_progress(progress)
         for status in self._status:

@@ -169,8 +169,9 @@ class AdapterBase:
         self._progress: dict[str, Progress] = {}
         """The latest progress per token (it may arrive before the task's id is known)."""
         self._background: set[asyncio.Task[Any]] = set()
-        self._tools: dict[str, str] = {}
-        """The tool each task this adapter created was called with (`tasks/get` omits it)."""
+        self.tools: dict[str, str] = {}
+        """The tool each task was created with, or adopted under from an earlier run (`tasks/get`
+        omits it): the one owner of a task's tool; a reconnect hands it to the next adapter."""
         self._memo = TaskMemo()
         """The last answer per polled task, so an unchanged one is not normalized again."""
         connection.add_notification_handler(self._on_notification)
@@ -222,7 +223,7 @@ class AdapterBase:
     def _decoration(self, task: Task) -> dict[str, Any]:
         """The fields this adapter adds to a parsed task (each wire's adapter adds more): the
         tool the payload names, else the one the task was created with."""
-        return {"tool_name": task.tool_name or self._tools.get(task.task_id)}
+        return {"tool_name": task.tool_name or self.tools.get(task.task_id)}
 
     def _unsupported(self, verb: str) -> VerbUnsupported:
         return VerbUnsupported(verb, self.capabilities.wire)

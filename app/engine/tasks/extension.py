@@ -58,7 +58,7 @@ class ExtensionAdapter(AdapterBase):
             return CreateOutcome(task=None, sync_result=parsed.sync_result, raw=payload)
         task_id = parsed.task.task_id
         self._bind_token(token, task_id)
-        self._tools[task_id] = tool
+        self.tools[task_id] = tool
         return CreateOutcome(task=self._decorate(parsed.task), sync_result=None, raw=payload)
 
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:

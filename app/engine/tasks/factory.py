@@ -31,6 +31,7 @@ class WireAdapter(TasksAdapter, Protocol):
 
     variants: Variants
     broker: InputBroker
+    tools: dict[str, str]
 
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]: ...
 

@@ -60,7 +60,7 @@ class LegacyAdapter(AdapterBase):
             return CreateOutcome(task=None, sync_result=parsed.sync_result, raw=payload)
         task_id = parsed.task.task_id
         self._bind_token(token, task_id)
-        self._tools[task_id] = tool
+        self.tools[task_id] = tool
         for key, alone in arrivals:
             if alone:
                 self.broker.attach(key, task_id)

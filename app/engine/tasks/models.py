@@ -142,3 +142,8 @@ class Task(Frozen):
             tuple(request.key for request in self.input_requests),
             self.progress,
         )
+
+    def differs_materially(self, other: Task) -> bool:
+        """Whether `other` says something new about the task (the poller's "changed", the
+        timeline's diff): the one judgement of it, on `material_key`."""
+        return self.material_key() != other.material_key()

@@ -34,9 +34,7 @@ def _resume_known(app: TaskscopeApp, known: KnownTasks) -> None:
     entries = known.load()
     app.tasks.known_before({entry.task_id: entry.tool for entry in entries})
     for entry in entries:
-        if entry.tool:
-            app.known_tools[entry.task_id] = entry.tool
-        app.source.adopt(entry.task_id)
+        app.source.adopt(entry.task_id, entry.tool)
 
 
 def list_tasks(app: TaskscopeApp) -> None:
