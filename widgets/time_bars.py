@@ -88,30 +88,7 @@ SPAN_LADDER_S: tuple[float, ...] = (
 """The spans the axis may show; it takes the shortest that holds every bar, so it rescales only
 when the tasks' span outgrows a rung (beyond the last, whole multiples of it)."""
 
-TICK_STEPS_S: tuple[float, ...] = (
-    1,
-    2,
-    5,
-    10,
-    15,
-    30,
-    60,
-    120,
-    300,
-    600,
-    900,
-    1800,
-    3600,
-    2 * 3600,
-    3 * 3600,
-    6 * 3600,
-    12 * 3600,
-    86400,
-    2 * 86400,
-    7 * 86400,
-    30 * 86400,
-    365 * 86400,
-)
+TICK_STEPS_S: tuple[float, ...] = (1, 2, 5, 10, 15, 30, *SPAN_LADDER_S[SPAN_LADDER_S.index(60) :])
 """Tick spacings, the finest whose ticks stand `MIN_TICK_GAP` cells apart is used."""
 
 MIN_TICK_GAP = 9

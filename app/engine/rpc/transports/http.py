@@ -31,6 +31,7 @@ from app.engine.rpc.transports.http_bodies import (
     answers,
     body_text,
     excerpt,
+    failure_inbound,
     http_failure,
     inbound_from_body,
     plain_headers,
@@ -231,17 +232,7 @@ class StreamableHttpTransport:
             return None
         if status >= 400 and not any(item.message is not None for item in items):
             failure = http_failure(response, text)
-            self._sink_incoming(
-                Inbound(
-                    message=None,
-                    raw=excerpt(text) or None,
-                    error=failure.message,
-                    http_status=status,
-                    headers=headers,
-                    retry_after=failure.retry_after,
-                    answers=rpc_id,
-                )
-            )
+            self._sink_incoming(failure_inbound(failure, text, headers, rpc_id))
             return failure
         if rpc_id is None or status == 202:
             return None  # a 202 to a request: the answer comes on another stream

@@ -57,6 +57,22 @@ def http_failure(response: HttpResponse, body: str) -> TransportError:
     )
 
 
+def failure_inbound(
+    failure: TransportError, body: str, headers: Mapping[str, str], answers: str | int | None
+) -> Inbound:
+    """An HTTP error response without a JSON-RPC answer as the frame that says so: its body's
+    excerpt and the failure, answering the request `answers` (when it was one)."""
+    return Inbound(
+        message=None,
+        raw=excerpt(body) or None,
+        error=failure.message,
+        http_status=failure.http_status,
+        headers=headers,
+        retry_after=failure.retry_after,
+        answers=answers,
+    )
+
+
 def plain_headers(response: HttpResponse) -> Mapping[str, str]:
     """The response's headers as a plain mapping by lower-case name, shared by its messages."""
     headers = response.headers

@@ -24,7 +24,12 @@ from app.engine.rpc.transports.base import (
     encode_message,
 )
 from app.engine.rpc.transports.http import CONNECT_TIMEOUT
-from app.engine.rpc.transports.http_bodies import body_text, excerpt, http_failure
+from app.engine.rpc.transports.http_bodies import (
+    body_text,
+    excerpt,
+    failure_inbound,
+    http_failure,
+)
 from app.engine.rpc.transports.http_client import HttpxClient
 from app.engine.rpc.transports.sse_decoder import EventTooLarge, SseDecoder
 
@@ -93,17 +98,7 @@ class SseTransport:
             raise TransportError("closed", f"HTTP request failed: {exc!r}") from exc
         sent_id = message.get("id")
         rpc_id = sent_id if "method" in message and isinstance(sent_id, str | int) else None
-        self._sink.on_incoming(
-            Inbound(
-                message=None,
-                raw=excerpt(text) or None,
-                error=failure.message,
-                http_status=status,
-                headers=response_headers,
-                retry_after=failure.retry_after,
-                answers=rpc_id,
-            )
-        )
+        self._sink.on_incoming(failure_inbound(failure, text, response_headers, rpc_id))
         if rpc_id is not None:
             self._sink.on_request_failed(rpc_id, failure)
         else:
