@@ -27,6 +27,7 @@ from app.cli.flags import (
 )
 from app.cli.options import (
     DEFAULT_DURATION_MS,
+    AuthFlags,
     CallOptions,
     ExportOptions,
     InputOptions,
@@ -55,6 +56,9 @@ TARGET_FLAGS = "--url, --command, --config/--server or --demo"
 EPILOG = """\
 targets (one of):
   --url URL [--transport streamable|sse] [--header 'K: V']... [--bearer TOKEN]
+      [--auth-mode interactive|client_credentials|none] [--client-id ID]
+      [--client-secret SECRET] [--client-metadata-url URL] [--client-private-key FILE]
+      [--client-signing-alg ALG] [--no-browser]
   --command 'cmd args' [--env K=V]... [--cwd DIR]
   --config FILE --server NAME
   --demo legacy|extension      the built-in demo server over stdio
@@ -65,6 +69,10 @@ exit codes: 0 ok / completed, 1 failed, cancelled, expired, unreachable or error
 --answers FILE scripts input for unattended runs: a JSON list of rules, first match wins,
   [{"match": {"key": "…", "message": "regex", "method": "…"}, "response": {…}}]
   (every match key given must hold; the response is sent as written, after a schema check).
+
+An HTTP server that answers 401 gets the MCP authorization flow (OAuth 2.1 with PKCE): the
+  browser opens to sign in, and the credentials are kept (mode 0600) in the data folder for the
+  next run; `taskscope oauth login|status|logout --url URL` does it explicitly.
 
 --trace-frames FILE writes every JSON-RPC frame in and out as one JSON object per line
 (secrets redacted), for debugging a server or counting polls.
@@ -105,7 +113,7 @@ def build_parser() -> ArgumentParser:
     )
     add_target_flags(parser)
     groups = parser.add_subparsers(
-        dest="group", metavar="{tasks,tools,resources,prompts,demo,replay,demo-server}"
+        dest="group", metavar="{tasks,tools,resources,prompts,oauth,demo,replay,demo-server}"
     )
 
     def leaf(
@@ -182,6 +190,15 @@ def build_parser() -> ArgumentParser:
     leaf(prompts, "list", "List the server's prompts.")
     leaf(prompts, "get", "Get one prompt, filled with its arguments.", add_prompt_flags)
 
+    oauth = groups.add_parser("oauth", help="sign in to an OAuth-protected server").add_subparsers(
+        dest="verb", required=True
+    )
+    leaf(
+        oauth, "login", "Sign in to the --url server (in the browser, or with client credentials)."
+    )
+    leaf(oauth, "status", "Show the stored sign-in: issuer, client id, scopes, expiry.")
+    leaf(oauth, "logout", "Delete the stored tokens and client registration of the server.")
+
     add_demo_flags(groups.add_parser("demo", help="open the TUI on the built-in demo server"))
     add_replay_flags(
         groups.add_parser("replay", help="open the TUI on a recording (no server, read-only)")
@@ -225,6 +242,15 @@ def read_options(namespace: argparse.Namespace) -> Options:
             config=_text(namespace, "config"),
             server=_text(namespace, "server"),
             demo=cast("Wire | None", _text(namespace, "demo")),
+            auth=AuthFlags(
+                mode=_text(namespace, "auth_mode"),
+                client_id=_text(namespace, "client_id"),
+                client_secret=_text(namespace, "client_secret"),
+                client_metadata_url=_text(namespace, "client_metadata_url"),
+                private_key_file=_text(namespace, "client_private_key"),
+                signing_algorithm=_text(namespace, "client_signing_alg"),
+                no_browser=_given(namespace, "no_browser"),
+            ),
         ),
         session=SessionOptions(
             era=cast("EraPreference", _text(namespace, "era") or "auto"),

@@ -28,6 +28,7 @@ def add_target_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--bearer", default=suppress, metavar="TOKEN", help="bearer token (or TASKSCOPE_BEARER)"
     )
+    add_oauth_flags(group)
     group.add_argument(
         "--command", default=suppress, metavar="'cmd args'", help="stdio server command line"
     )
@@ -56,6 +57,45 @@ def add_target_flags(parser: argparse.ArgumentParser) -> None:
         help=f"reconnect up to N times after losing the server (0: never; {DEFAULT_ATTEMPTS})",
     )
     add_recording_flags(group)
+
+
+def add_oauth_flags(group: argparse._ActionsContainer) -> None:
+    """How to sign in when an HTTP server answers 401 (MCP authorization, OAuth 2.1)."""
+    suppress = argparse.SUPPRESS
+    group.add_argument(
+        "--auth-mode",
+        choices=["interactive", "client_credentials", "none"],
+        default=suppress,
+        help="on HTTP 401: sign in in the browser (default), use client credentials, or stop",
+    )
+    group.add_argument("--client-id", default=suppress, metavar="ID", help="pre-registered client")
+    group.add_argument(
+        "--client-secret",
+        default=suppress,
+        metavar="SECRET",
+        help="its secret (or TASKSCOPE_CLIENT_SECRET)",
+    )
+    group.add_argument(
+        "--client-metadata-url",
+        default=suppress,
+        metavar="URL",
+        help="a Client ID Metadata Document (used where the server supports it)",
+    )
+    group.add_argument(
+        "--client-private-key",
+        default=suppress,
+        metavar="FILE",
+        help="PEM key for a private_key_jwt assertion (client_credentials)",
+    )
+    group.add_argument(
+        "--client-signing-alg", default=suppress, metavar="ALG", help="its algorithm (RS256)"
+    )
+    group.add_argument(
+        "--no-browser",
+        action="store_true",
+        default=suppress,
+        help="print the sign-in URL instead of opening the browser",
+    )
 
 
 def add_root_flag(group: argparse._ActionsContainer) -> None:

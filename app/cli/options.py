@@ -23,6 +23,33 @@ DEFAULT_MAX_CONSECUTIVE_ERRORS = 5
 
 
 @dataclass(frozen=True, slots=True)
+class AuthFlags:
+    """The OAuth flags as given; `target_from_args` turns them into the target's settings."""
+
+    mode: str | None = None
+    client_id: str | None = None
+    client_secret: str | None = field(default=None, repr=False)
+    client_metadata_url: str | None = None
+    private_key_file: str | None = None
+    signing_algorithm: str | None = None
+    no_browser: bool = False
+
+    @property
+    def given(self) -> tuple[str, ...]:
+        """The flags given, by name (they only apply to --url)."""
+        flags = (
+            ("--auth-mode", self.mode),
+            ("--client-id", self.client_id),
+            ("--client-secret", self.client_secret),
+            ("--client-metadata-url", self.client_metadata_url),
+            ("--client-private-key", self.private_key_file),
+            ("--client-signing-alg", self.signing_algorithm),
+            ("--no-browser", self.no_browser or None),
+        )
+        return tuple(name for name, value in flags if value is not None)
+
+
+@dataclass(frozen=True, slots=True)
 class TargetOptions:
     """The target flags as given (None or empty when absent); `target_from_args` checks them."""
 
@@ -36,6 +63,7 @@ class TargetOptions:
     config: str | None = None
     server: str | None = None
     demo: Wire | None = None
+    auth: AuthFlags = field(default_factory=AuthFlags)
 
     @property
     def names_target(self) -> bool:

@@ -41,6 +41,10 @@ async def run_command(options: Options, out: Output) -> int:
             return refused.exit_code
     wire = "none"
     try:
+        if options.group == "oauth":
+            from app.cli.oauth import oauth_command
+
+            return await oauth_command(options, out)
         responder = build_responder(options, out) if needs_responder(options) else None
         async with open_session(options, out) as session:
             wire = session.wire

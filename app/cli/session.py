@@ -19,6 +19,7 @@ from app.cli.errors import cli_error
 from app.cli.options import Options
 from app.cli.output import CONNECTION_FAILED, TASKS_WIRE_MISMATCH, CliError, Output
 from app.cli.record import open_recorder
+from app.cli.sign_in import CliSignIn
 from app.cli.target import target_from_args
 from app.cli.trace import FrameTrace
 from app.engine.forms.input_text import root_entries
@@ -27,6 +28,7 @@ from app.engine.rpc.era_decision import NegotiationError, era_steps
 from app.engine.rpc.reconnect import ConnectionEvent, ReconnectPolicy
 from app.engine.rpc.rpc_types import RpcError
 from app.engine.rpc.session import EngineSession, WireMismatch
+from app.engine.rpc.targets import HttpTarget, Target
 from app.engine.rpc.transports.base import TransportError
 from app.engine.safety.sanitize import clean_text
 
@@ -55,6 +57,7 @@ async def open_session(options: Options, out: Output | None = None) -> AsyncIter
         recorder=recorder,
         policy=ReconnectPolicy(attempts=flags.reconnect_attempts),
         roots=root_entries(flags.roots),
+        auth_observer=CliSignIn(out or Output(), browser=_opens_browser(target)),
     )
     if trace is not None:
         session.add_frame_listener(trace.write)
@@ -125,6 +128,11 @@ def _era_details(exc: BaseException) -> dict[str, Any]:
     if steps:
         details["era"] = {"tried": [step.as_json() for step in steps]}
     return details
+
+
+def _opens_browser(target: Target) -> bool:
+    """Whether a sign-in opens the browser (not with `--no-browser`)."""
+    return not isinstance(target, HttpTarget) or target.oauth.open_browser
 
 
 def _details(exc: BaseException) -> dict[str, Any]:

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+from typing import cast
+
 from app.cli.args import no_target_error
-from app.cli.options import TargetOptions
+from app.cli.options import AuthFlags, TargetOptions
 from app.cli.output import usage_error
+from app.engine.oauth.settings import CLIENT_SECRET_ENV, AuthMode, OAuthSettings
 from app.engine.rpc.targets import (
     Target,
     TargetError,
@@ -39,6 +44,7 @@ def target_from_args(flags: TargetOptions) -> Target:
                 ("transport", flags.transport is not None),
                 ("header", bool(flags.headers)),
                 ("bearer", flags.bearer is not None),
+                *((name.removeprefix("--"), True) for name in flags.auth.given),
             ),
         )
     if flags.command is None:
@@ -48,7 +54,11 @@ def target_from_args(flags: TargetOptions) -> Target:
     try:
         if flags.url is not None:
             return url_target(
-                flags.url, flags.headers, flags.bearer, flags.transport or "streamable"
+                flags.url,
+                flags.headers,
+                flags.bearer,
+                flags.transport or "streamable",
+                oauth_settings(flags.auth),
             )
         if flags.command is not None:
             env = dict(parse_env(item) for item in flags.env)
@@ -65,3 +75,38 @@ def _refuse_stray(owner: str, flags: tuple[tuple[str, bool], ...]) -> None:
     for name, given in flags:
         if given:
             raise usage_error(f"--{name} only applies to {owner}")
+
+
+MAX_KEY_BYTES = 64 * 1024
+
+
+def oauth_settings(flags: AuthFlags) -> OAuthSettings:
+    """The sign-in settings the OAuth flags give; a usage error when they do not add up."""
+    private_key = None
+    if flags.private_key_file is not None:
+        try:
+            with Path(flags.private_key_file).open("rb") as handle:
+                raw = handle.read(MAX_KEY_BYTES + 1)
+        except OSError as exc:
+            raise usage_error(
+                f"cannot read --client-private-key {flags.private_key_file!r}: {exc.strerror}"
+            ) from None
+        if len(raw) > MAX_KEY_BYTES or b"PRIVATE KEY" not in raw:
+            raise usage_error("--client-private-key must be a PEM private key file")
+        private_key = raw.decode("ascii", "replace")
+    secret = flags.client_secret
+    if secret is None and flags.client_id is not None:
+        secret = os.environ.get(CLIENT_SECRET_ENV) or None
+    settings = OAuthSettings(
+        mode=cast(AuthMode, flags.mode or "interactive"),
+        client_id=flags.client_id,
+        client_secret=secret,
+        client_metadata_url=flags.client_metadata_url,
+        private_key=private_key,
+        signing_algorithm=flags.signing_algorithm or "RS256",
+        open_browser=not flags.no_browser,
+    )
+    problem = settings.problem()
+    if problem is not None:
+        raise usage_error(problem)
+    return settings

@@ -66,7 +66,7 @@ class Shown:
     def value(self, value: T) -> T:
         """A copy of `value` (strings, JSON, tuples, engine models and dataclasses, nested) with
         every secret replaced; `value` itself when it holds none."""
-        if not self.redactor.secrets:
+        if not self.redactor.hides_text:
             return value
         return self._walk(value)  # type: ignore[no-any-return]
 

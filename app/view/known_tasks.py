@@ -10,28 +10,17 @@ rewritten without it as soon as it is read.
 from __future__ import annotations
 
 import json
-import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.engine.paths import data_dir
 from app.engine.rpc.targets import without_userinfo
 
-DATA_DIR_ENV = "TASKSCOPE_DATA_DIR"
 FILE_NAME = "known-tasks.json"
 MAX_TASKS_PER_SERVER = 500
 """Oldest ids beyond this are dropped, so the file cannot grow without bound."""
-
-
-def data_dir() -> Path:
-    """`$TASKSCOPE_DATA_DIR`, else `$XDG_DATA_HOME/taskscope`, else `~/.local/share/taskscope`."""
-    explicit = os.environ.get(DATA_DIR_ENV)
-    if explicit:
-        return Path(explicit)
-    xdg = os.environ.get("XDG_DATA_HOME")
-    base = Path(xdg) if xdg else Path.home() / ".local" / "share"
-    return base / "taskscope"
 
 
 @dataclass(frozen=True, slots=True)

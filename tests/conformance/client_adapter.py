@@ -13,8 +13,10 @@ resolves to ::1, taskscope's asyncio connect tries every address in turn, so it 
 127.0.0.1, and no rewrite of the URL is needed.
 
 Exit code: 0 when every step that should succeed did (and every step that should be refused
-was), 1 otherwise, 2 for a scenario this driver does not handle (the auth scenarios: OAuth is a
-later issue). With TASKSCOPE_CONFORMANCE_TRACE_DIR set, each step writes its `--trace-frames`
+was), 1 otherwise, 2 for a scenario this driver does not handle. In the auth scenarios taskscope
+signs in by itself; `$BROWSER` is tests/conformance/browser.py, which follows the authorization
+URL's redirects as a person clicking "allow" would, and the credentials go to a data folder of the
+scenario's own. With TASKSCOPE_CONFORMANCE_TRACE_DIR set, each step writes its `--trace-frames`
 NDJSON to `<dir>/<scenario>/<n>-<step>.ndjson`. The whole scenario stays inside the suite's 30 s
 client timeout (`DEADLINE_S`).
 """
@@ -24,6 +26,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -43,7 +46,7 @@ CLI = [sys.executable, "-m", "app.cli.main"]
 
 DEADLINE_S = float(os.environ.get("TASKSCOPE_CONFORMANCE_DEADLINE_S", "26"))
 """Time for the whole scenario: under the suite's 30 s client timeout, with a margin."""
-STEP_TIMEOUT_S = 20.0
+STEP_TIMEOUT_S = max(20.0, DEADLINE_S - 6)
 PARALLEL_CALLS = 4
 OUTPUT_TAIL = 1500
 
@@ -57,6 +60,20 @@ MRTR_ANSWERS = [
 FOCAL_SCHEMA_TOOL = "json_schema_2020_12_tool"
 ECHO_TOOL = "json_schema_echo"
 VALID_HEADER_TOOL = "valid_tool"
+BROWSER = Path(__file__).with_name("browser.py")
+CIMD_URL = "https://conformance-test.local/client-metadata.json"
+"""The Client ID Metadata Document URL the suite's basic-cimd scenario expects."""
+REFUSING_AUTH = frozenset(
+    {
+        "auth/resource-mismatch",
+        "auth/iss-supported-missing",
+        "auth/iss-wrong-issuer",
+        "auth/iss-unexpected",
+        "auth/iss-normalized",
+        "auth/metadata-issuer-mismatch",
+    }
+)
+"""Auth scenarios in which taskscope must refuse to go on (the suite checks it sent no token)."""
 
 
 class StepFailed(Exception):
@@ -359,6 +376,35 @@ def schema_preservation(driver: Driver) -> None:
     driver.must(driver.tools_call(ECHO_TOOL, {"schema": schema}))
 
 
+def authorized(driver: Driver) -> None:
+    """auth/*: one `tools call test-tool` that meets the 401, signs in as the scenario's context
+    says (browser, pre-registered client, or client credentials) and then lists and calls. One
+    process: the suite counts the authorization attempts of the client as a whole."""
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    flags: list[str] = []
+    if isinstance(context, dict) and driver.scenario.startswith("auth/client-credentials"):
+        flags += ["--auth-mode", "client_credentials", "--client-id", context["client_id"]]
+        if context.get("private_key_pem"):
+            key = driver.scratch / "client-key.pem"
+            key.write_text(context["private_key_pem"], encoding="utf-8")
+            flags += ["--client-private-key", str(key)]
+            flags += ["--client-signing-alg", context.get("signing_algorithm") or "RS256"]
+        else:
+            flags += ["--client-secret", context["client_secret"]]
+    elif isinstance(context, dict) and context.get("client_id"):
+        flags += ["--client-id", context["client_id"]]
+        if context.get("client_secret"):
+            flags += ["--client-secret", context["client_secret"]]
+    else:
+        flags += ["--client-metadata-url", CIMD_URL]
+    step = driver.tools_call("test-tool", {}, *flags)
+    if driver.scenario in REFUSING_AUTH:
+        if step.exit_code == 0:
+            driver.fail(f"{driver.scenario}: taskscope went on where it had to refuse")
+        return
+    driver.must(step)
+
+
 SCENARIOS: dict[str, Callable[[Driver], None]] = {
     "initialize": list_tools_only,
     "tools_call": tools_call,
@@ -381,10 +427,9 @@ def main(argv: Sequence[str]) -> int:
     url = argv[-1]
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
     version = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION", "")
-    handler = SCENARIOS.get(scenario)
+    handler = SCENARIOS.get(scenario) or (authorized if scenario.startswith("auth/") else None)
     if handler is None:
-        why = "OAuth is not implemented yet" if scenario.startswith("auth/") else "unknown"
-        log(f"scenario {scenario!r} is not handled by this driver ({why})")
+        log(f"scenario {scenario!r} is not handled by this driver")
         return 2
     trace_root = os.environ.get("TASKSCOPE_CONFORMANCE_TRACE_DIR")
     trace_dir = None
@@ -392,6 +437,9 @@ def main(argv: Sequence[str]) -> int:
         trace_dir = Path(trace_root) / f"{version or 'default'}" / scenario.replace("/", "+")
         trace_dir.mkdir(parents=True, exist_ok=True)
     driver = Driver(scenario, url, trace_dir, time.monotonic() + DEADLINE_S)
+    if scenario.startswith("auth/"):
+        os.environ["TASKSCOPE_DATA_DIR"] = str(driver.scratch / "data")
+        os.environ["BROWSER"] = f"{shlex.quote(sys.executable)} {shlex.quote(str(BROWSER))} %s"
 
     def on_term(signum: int, frame: object) -> None:
         driver.stop_children()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from types import EllipsisType, TracebackType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from app.engine.rpc.correlation import Correlator, pairing_note, request_id, settle
 from app.engine.rpc.envelopes import envelope, frame_task_id, response_problem
@@ -34,6 +34,9 @@ from app.engine.rpc.tool_headers import ToolHeaderBook
 from app.engine.rpc.transports import make_transport
 from app.engine.rpc.transports.base import Era, Inbound, TransportError, TransportKind
 from app.engine.safety.redact import Redactor
+
+if TYPE_CHECKING:
+    from app.engine.oauth.authorizer import Authorizer
 
 __all__ = ["Connection", "default_client_info"]
 
@@ -65,6 +68,7 @@ class Connection:
         request_timeout: float = 30.0,
         probe_timeout: float = 3.0,
         declare_roots: bool = True,
+        authorizer: Authorizer | None = None,
     ) -> None:
         self.target = target
         self.declare_roots = declare_roots
@@ -78,7 +82,7 @@ class Connection:
         headers = target.headers if isinstance(target, HttpTarget) else None
         bearer = target.bearer if isinstance(target, HttpTarget) else None
         self._redactor = Redactor.build(redact, [bearer], headers)
-        self._transport = make_transport(target)
+        self._transport = make_transport(target, authorizer)
         self._info: ServerInfo | None = None
         self._era: Era | None = None
         self._version: str | None = None
@@ -94,6 +98,8 @@ class Connection:
         self._close_listeners: list[CloseListener] = []
         self._tools = ToolHeaderBook()
         """SEP-2243 header parameters of every tool seen in a `tools/list` answer."""
+        if authorizer is not None:
+            authorizer.attach(self._requests.waiting_for_person, self._frames.http_exchange)
 
     # -- public API -----------------------------------------------------------------------------
 

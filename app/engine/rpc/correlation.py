@@ -4,11 +4,12 @@ a response into the caller's future."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import reprlib
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,7 +52,9 @@ class Correlator:
     """The requests of one connection in flight: numbered, awaited (with a timeout), paired with
     their responses, and failed together when the channel goes. Ids given up on (timed out,
     abandoned, failed early) are remembered, the newest `LATE_IDS_REMEMBERED`, so a late response
-    to one is reported as late rather than unknown."""
+    to one is reported as late rather than unknown. While `waiting_for_person` holds (a sign-in in
+    the browser), no request times out: each whose time ran out gets its whole timeout again after.
+    """
 
     def __init__(self, send: SendRequest, abandon: Callable[[str | int], None]) -> None:
         self._send = send
@@ -59,6 +62,8 @@ class Correlator:
         self._ids = itertools.count(1)
         self._pending: dict[str | int, Pending] = {}
         self._late: OrderedDict[str | int, str] = OrderedDict()
+        self._person_waits = 0
+        self._held: list[tuple[asyncio.Future[dict[str, Any]], float]] = []
 
     def get(self, rpc_id: Any) -> Pending | None:
         """The request of ours with id `rpc_id` that is still waiting, if any."""
@@ -98,7 +103,7 @@ class Correlator:
             await self._send(message, reason, headers)
             if timeout is not None:
                 # One timer instead of `wait_for`, which costs an extra future and loop turn.
-                timer = loop.call_later(timeout, _time_out, future)
+                timer = loop.call_later(timeout, self._expire, future, timeout)
             return await future
         except TimeoutError:
             self._remember_late(rpc_id, f"timed out after {timeout:g} s")
@@ -115,6 +120,28 @@ class Correlator:
                 self._abandon(rpc_id)
             if not future.done():
                 future.cancel()
+
+    @contextlib.contextmanager
+    def waiting_for_person(self) -> Iterator[None]:
+        """Hold every request's clock while a person acts (signs in); restart them after."""
+        self._person_waits += 1
+        try:
+            yield
+        finally:
+            self._person_waits -= 1
+            if not self._person_waits:
+                held, self._held = self._held, []
+                loop = asyncio.get_running_loop()
+                for future, timeout in held:
+                    if not future.done():
+                        loop.call_later(timeout, self._expire, future, timeout)
+
+    def _expire(self, future: asyncio.Future[dict[str, Any]], timeout: float) -> None:
+        """A request's timer ran out: it times out, unless a person is being waited for."""
+        if self._person_waits:
+            self._held.append((future, timeout))
+        else:
+            _time_out(future)
 
     def fail(self, rpc_id: str | int, error: TransportError) -> None:
         """Fail the waiting request `rpc_id` with `error` (it got no JSON-RPC answer)."""

@@ -8,7 +8,8 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
-from app.engine.rpc.correlation import Pending
+from app.engine.oauth.steps import AuthExchange
+from app.engine.rpc.correlation import Pending, next_exchange
 from app.engine.rpc.envelopes import frame_task_id
 from app.engine.rpc.purpose import answer_purpose, request_purpose
 from app.engine.rpc.rpc_types import Frame, FrameListener
@@ -125,6 +126,35 @@ class FrameReporter:
             task_id=task_id,
             exchange=exchange,
             purpose=purpose,
+        )
+
+    def http_exchange(self, exchange: AuthExchange) -> None:
+        """Report an HTTP exchange of an OAuth flow as two frames, beside the JSON-RPC ones."""
+        number = next_exchange()
+        method = f"HTTP {exchange.method}"
+        request = f"{exchange.method} {exchange.url}"
+        self._emit(
+            direction="out",
+            message=None,
+            raw=f"{request}\n\n{exchange.request_body}" if exchange.request_body else request,
+            method=method,
+            reason="oauth",
+            headers=exchange.request_headers,
+            exchange=number,
+            purpose=exchange.purpose,
+        )
+        self._emit(
+            direction="in",
+            message=None,
+            raw=exchange.response_body,
+            method=method,
+            reason="oauth",
+            headers=exchange.response_headers,
+            latency_ms=exchange.latency_ms,
+            http_status=exchange.status,
+            error=exchange.error,
+            exchange=number,
+            purpose=exchange.purpose,
         )
 
     def _emit(

@@ -22,10 +22,13 @@ from app.engine.rpc.connect_hint import next_step
 from app.engine.rpc.connection import Connection
 from app.engine.rpc.reconnect import ConnectionEvent, ReconnectPolicy, is_connection_lost
 from app.engine.rpc.reconnector import ConnectionListener, Reconnector
+from app.engine.rpc.targets import HttpTarget
 from app.engine.rpc.transports.base import TransportError
 from app.engine.tasks.wire import resolve_capabilities
 
 if TYPE_CHECKING:
+    from app.engine.oauth.authorizer import Authorizer
+    from app.engine.oauth.steps import AuthObserver
     from app.engine.record.recorder import Recorder
     from app.engine.rpc.era import EraPreference
     from app.engine.rpc.rpc_types import FrameListener, ServerInfo
@@ -70,8 +73,11 @@ class EngineSession:
         request_timeout: float = 30.0,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         roots: Sequence[dict[str, str]] = (),
+        auth_observer: AuthObserver | None = None,
     ) -> None:
         self.target = target
+        self.authorizer = _authorizer(target, auth_observer)
+        """Signs in when the HTTP server asks (one for the session: it outlives reconnects)."""
         self.roots = tuple(roots)
         """The `--root` entries `roots/list` is answered with; the `roots` capability is declared
         only when there are some."""
@@ -229,6 +235,8 @@ class EngineSession:
             await _quietly(self._wire_adapter.close())
         if self._connection is not None:
             await _quietly(self._connection.close())
+        if self.authorizer is not None:
+            await _quietly(self.authorizer.close())
 
     # -- supervision (the SessionAdapter's Supervisor) ------------------------------------------
 
@@ -325,6 +333,7 @@ class EngineSession:
             redact=self.redact,
             request_timeout=self.request_timeout,
             declare_roots=bool(self.roots),
+            authorizer=self.authorizer,
         )
         for listener in self._frame_listeners:
             connection.add_frame_listener(listener)
@@ -379,3 +388,12 @@ async def _quietly(job: Awaitable[Any]) -> None:
     """Await a clean-up step, giving up after CLOSE_TIMEOUT_S and ignoring its failure."""
     with contextlib.suppress(Exception):
         await asyncio.wait_for(asyncio.shield(asyncio.ensure_future(job)), CLOSE_TIMEOUT_S)
+
+
+def _authorizer(target: Target, observer: AuthObserver | None) -> Authorizer | None:
+    """The session's authorizer for an HTTP target (its module loads only for those)."""
+    if not isinstance(target, HttpTarget):
+        return None
+    from app.engine.oauth.authorizer import authorizer_for
+
+    return authorizer_for(target, observer)

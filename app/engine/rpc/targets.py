@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import unquote
 
+from app.engine.oauth.settings import OAuthSettings
+
 BEARER_ENV = "TASKSCOPE_BEARER"
 HttpTransportKind = Literal["streamable", "sse"]
 
@@ -56,6 +58,8 @@ class HttpTarget:
     bearer: str | None = None
     transport: HttpTransportKind = "streamable"
     label: str = ""
+    oauth: OAuthSettings = field(default_factory=OAuthSettings)
+    """How to authorize when the server answers 401 (only without a bearer or Authorization)."""
 
     def __post_init__(self) -> None:
         if not re.match(r"^https?://[^/\s]+", self.url):
@@ -198,13 +202,21 @@ def url_target(
     headers: Sequence[str] | Mapping[str, str] = (),
     bearer: str | None = None,
     transport: HttpTransportKind = "streamable",
+    oauth: OAuthSettings | None = None,
 ) -> HttpTarget:
     """An HTTP target from `--url`, `--header` flags and `--bearer` (or `TASKSCOPE_BEARER`); the
     token and header values are taken without surrounding whitespace (a CRLF file read by
-    `$(cat …)` leaves a `\\r`)."""
+    `$(cat …)` leaves a `\\r`). `oauth`: how to sign in when the server asks (the default:
+    in the browser)."""
     parsed = dict(headers) if isinstance(headers, Mapping) else dict(map(parse_header, headers))
     token = bearer if bearer is not None else os.environ.get(BEARER_ENV) or None
-    return HttpTarget(url=url, headers=parsed, bearer=token, transport=transport)
+    return HttpTarget(
+        url=url,
+        headers=parsed,
+        bearer=token,
+        transport=transport,
+        oauth=oauth or OAuthSettings(),
+    )
 
 
 def demo_target(wire: Literal["legacy", "extension"]) -> StdioTarget:

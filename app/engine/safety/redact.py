@@ -3,7 +3,9 @@
 `Authorization`, any header the user named with `--redact`, and every secret value (the bearer
 token, the values of those headers, the parts of a `Basic` credential) are replaced by a fixed
 marker wherever they appear — also in the forms a server or a library echoes them in: JSON-escaped,
-`repr`-quoted, percent-encoded.
+`repr`-quoted, percent-encoded. Secrets that appear while taskscope runs (OAuth access and refresh
+tokens, registered client secrets) are learned process-wide with `learn_secrets`, so every redactor
+hides them from then on, whichever connection, screen or recording it serves.
 """
 
 from __future__ import annotations
@@ -24,6 +26,49 @@ ALWAYS_REDACTED_HEADERS: frozenset[str] = frozenset(
     {"authorization", "proxy-authorization", "cookie", "set-cookie"}
 )
 _PERCENT_ESCAPE = re.compile("%[0-9A-F]{2}")
+MAX_LEARNED_SECRETS = 256
+"""Learned secrets kept (the oldest go first): a token refreshed every minute for four hours."""
+
+
+def _pattern_of(secrets: Iterable[str]) -> re.Pattern[str] | None:
+    """One pattern for every echoed form of `secrets`, longest first (so a token is never
+    half-replaced by a shorter secret inside it); None when there is nothing to hide."""
+    forms = {form for secret in secrets for form in echoed_forms(secret)}
+    if not forms:
+        return None
+    ordered = sorted(forms, key=lambda form: (-len(form), form))
+    return re.compile("|".join(map(re.escape, ordered)))
+
+
+class _LearnedSecrets:
+    """The secrets learned while running, and one pattern for all of them."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, None] = {}
+        self.pattern: re.Pattern[str] | None = None
+
+    def add(self, values: Iterable[str | None]) -> None:
+        stripped = (value.strip() for value in values if value)
+        fresh = [
+            value
+            for value in stripped
+            if len(value) >= MIN_SECRET_LENGTH and value not in self.values
+        ]
+        if not fresh:
+            return
+        for value in fresh:
+            self.values[value] = None
+        while len(self.values) > MAX_LEARNED_SECRETS:
+            del self.values[next(iter(self.values))]
+        self.pattern = _pattern_of(self.values)
+
+
+_LEARNED = _LearnedSecrets()
+
+
+def learn_secrets(*values: str | None) -> None:
+    """Hide `values` (tokens, client secrets) in everything every redactor handles from now on."""
+    _LEARNED.add(values)
 
 
 def secret_values(headers: Mapping[str, str], names: Iterable[str] = ()) -> list[str]:
@@ -91,12 +136,7 @@ class Redactor:
     _pattern: re.Pattern[str] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        forms = {form for secret in self.secrets for form in echoed_forms(secret)}
-        if forms:
-            # Longest first, so a token is never half-replaced by a shorter secret inside it.
-            ordered = sorted(forms, key=lambda form: (-len(form), form))
-            pattern = re.compile("|".join(map(re.escape, ordered)))
-            object.__setattr__(self, "_pattern", pattern)
+        object.__setattr__(self, "_pattern", _pattern_of(self.secrets))
 
     @classmethod
     def build(
@@ -130,17 +170,24 @@ class Redactor:
 
     def text(self, text: str) -> str:
         """`text` with every secret value replaced (`text` itself when it holds none)."""
-        if self._pattern is None:
-            return text
-        hidden, count = self._pattern.subn(REDACTED, text)
-        return hidden if count else text
+        hidden = text
+        for pattern in (self._pattern, _LEARNED.pattern):
+            if pattern is not None:
+                replaced, count = pattern.subn(REDACTED, hidden)
+                hidden = replaced if count else hidden
+        return hidden
+
+    @property
+    def hides_text(self) -> bool:
+        """Whether any secret value (its own or a learned one) is searched for in text."""
+        return self._pattern is not None or _LEARNED.pattern is not None
 
     def value(self, value: Any) -> Any:
         """A JSON-like value with every secret replaced inside its strings (keys included).
 
         Walked with an explicit stack: server values may nest deeper than the recursion limit.
         """
-        if self._pattern is None:
+        if not self.hides_text:
             return value
         root: list[Any] = [None]
         stack: list[tuple[Any, list[Any] | dict[str, Any], int | str]] = [(value, root, 0)]
@@ -166,7 +213,7 @@ class Redactor:
     def exception(self, error: BaseException) -> BaseException:
         """`error` (and the errors it was raised from) with secrets replaced in its arguments and
         text attributes, in place, so its type and what handlers read from it stay the same."""
-        if self._pattern is None:
+        if not self.hides_text:
             return error
         seen: set[int] = set()
         current: BaseException | None = error

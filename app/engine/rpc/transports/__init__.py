@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from app.engine.rpc.targets import StdioTarget, Target
 from app.engine.rpc.transports.base import Transport, TransportError
+
+if TYPE_CHECKING:
+    from app.engine.oauth.authorizer import Authorizer
 
 __all__ = ["Transport", "TransportError", "make_transport"]
 
 
-def make_transport(target: Target) -> Transport:
-    """The transport that reaches `target` (HTTP modules load only when needed: httpx is slow)."""
+def make_transport(target: Target, authorizer: Authorizer | None = None) -> Transport:
+    """The transport that reaches `target` (HTTP modules load only when needed: httpx is slow);
+    `authorizer` signs Streamable HTTP requests in when the server asks for it."""
     if isinstance(target, StdioTarget):
         from app.engine.rpc.transports.stdio import StdioTransport
 
@@ -19,5 +25,6 @@ def make_transport(target: Target) -> Transport:
 
         return SseTransport(target)
     from app.engine.rpc.transports.http import StreamableHttpTransport
+    from app.engine.rpc.transports.http_auth import AuthGate
 
-    return StreamableHttpTransport(target)
+    return StreamableHttpTransport(target, AuthGate(authorizer) if authorizer else None)

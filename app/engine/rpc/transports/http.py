@@ -5,6 +5,8 @@ server→client requests and notifications before the response. POSTs run concur
 blocking `tasks/result` stream can stay open while the answer to its `elicitation/create` is POSTed.
 The bytes travel over the lean HTTP/1.1 pool, or httpx when a proxy applies (`http_client`).
 Redirects are reported with their `Location`, never followed: they would carry the credentials.
+With an `AuthGate` (http_auth.py), each request carries the OAuth token and a 401 leads to a sign-in
+and the same request again.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from app.engine.rpc.transports.base import (
     encode_message,
     parse_retry_after,
 )
+from app.engine.rpc.transports.http_auth import AuthGate
 from app.engine.rpc.transports.http_bodies import (
     adopt_lone_error,
     answers,
@@ -61,8 +64,9 @@ class StreamableHttpTransport:
 
     kind: TransportKind = "http"
 
-    def __init__(self, target: HttpTarget) -> None:
+    def __init__(self, target: HttpTarget, auth: AuthGate | None = None) -> None:
         self._target = target
+        self._auth = auth
         self._client: HttpClient | None = None
         self._sink: TransportSink | None = None
         self._era: Era = "modern"
@@ -92,6 +96,8 @@ class StreamableHttpTransport:
         headers = dict(self._target.headers)
         if self._target.bearer:
             headers["Authorization"] = f"Bearer {self._target.bearer}"
+        elif self._auth is not None and (token := self._auth.current()) is not None:
+            headers["Authorization"] = token
         if self._version:
             headers["MCP-Protocol-Version"] = self._version
         if self._era == "legacy" and self._session_id:
@@ -175,12 +181,28 @@ class StreamableHttpTransport:
         position = StreamPosition()
         try:
             body = encode_message(message)
-            exchange = client.stream(
-                "POST", self._target.url, headers=headers, body=body, retry=retry
-            )
-            async with exchange as response:
-                self._capture_session(response)
-                failure = await self._read_response(response, rpc_id, position)
+            failure: TransportError | None = None
+            while True:
+                sent = await self._auth.stamp(headers) if self._auth is not None else None
+                exchange = client.stream(
+                    "POST", self._target.url, headers=headers, body=body, retry=retry
+                )
+                async with exchange as response:
+                    self._capture_session(response)
+                    refused = self._auth is not None and self._auth.refuses(response, sent)
+                    if refused:
+                        refusal = await response.aread()
+                    else:
+                        failure = await self._read_response(response, rpc_id, position)
+                if not refused:
+                    break
+                assert self._auth is not None
+                failure = await self._auth.again(response, refusal, sent, headers)
+                if failure is None:
+                    continue
+                plain = plain_headers(response)
+                self._sink_incoming(failure_inbound(failure, body_text(refusal), plain, rpc_id))
+                break
             if failure is not None and rpc_id is not None and self._resumable(position):
                 failure = await self._resume(rpc_id, position)
         except client.errors as exc:

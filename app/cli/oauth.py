@@ -1,0 +1,57 @@
+"""`taskscope oauth login|status|logout --url URL`: the stored sign-in of one server.
+
+`login` drops the stored tokens (the client registration stays), connects, and so signs in as
+the server asks; `status` shows what is stored without connecting (issuer, client id, scopes,
+expiry, never a token); `logout` deletes everything stored for the server.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from app.cli.options import Options
+from app.cli.output import Output, usage_error
+from app.cli.session import open_session
+from app.cli.target import target_from_args
+from app.engine.oauth.store import CredentialStore
+from app.engine.rpc.targets import HttpTarget
+
+
+async def oauth_command(options: Options, out: Output) -> int:
+    """Run the `oauth` verb the command line names."""
+    target = target_from_args(options.target)
+    if not isinstance(target, HttpTarget) or target.transport != "streamable":
+        raise usage_error("oauth needs --url of a Streamable HTTP server")
+    store = CredentialStore(target.url)
+    if options.verb == "logout":
+        out.result({"server": target.url, "removed": store.remove()})
+        return 0
+    if options.verb == "login":
+        store.forget_tokens()
+        async with open_session(options, out) as session:
+            asked = session.authorizer is not None and session.authorizer.current() is not None
+        if not asked:
+            out.note("oauth: the server did not ask for authorization")
+    out.result(status_document(store))
+    return 0
+
+
+def status_document(store: CredentialStore) -> dict[str, Any]:
+    """What is stored for the server, as `oauth status` prints it (no secret)."""
+    status = store.status()
+    if status is None or not status.has_access_token:
+        return {"server": store.server_url, "signedIn": False}
+    document: dict[str, Any] = {
+        "server": status.server_url,
+        "signedIn": True,
+        "issuer": status.issuer,
+        "clientId": status.client_id,
+        "scopes": status.scopes.split() if status.scopes else [],
+        "refreshable": status.has_refresh_token,
+    }
+    if status.expires_at is not None:
+        document["expiresAt"] = datetime.fromtimestamp(status.expires_at, UTC).isoformat()
+        document["expired"] = status.expires_at <= time.time()
+    return document

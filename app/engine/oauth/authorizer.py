@@ -1,0 +1,395 @@
+"""Authorization for one HTTP server: the token each request carries, and what a refusal starts.
+
+The SDK's provider is an httpx2 auth flow: a generator that yields the requests it needs and is
+sent their responses. This module drives it around taskscope's own transport: the MCP request
+itself is represented by a probe that never goes on the wire (the transport sends the real one,
+then hands back the 401 it got); every other request of the flow (discovery, registration, token)
+goes out through httpx2 and is reported, redacted. One flow runs at a time; a request refused
+while another already signed in just goes again with the new token.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+from app.engine.oauth.exchanges import exchange_of, purpose_of
+from app.engine.oauth.loopback import LoopbackReceiver, SignInDenied
+from app.engine.oauth.providers import build_provider
+from app.engine.oauth.settings import OAuthSettings
+from app.engine.oauth.steps import AuthExchange, AuthObserver, AuthStep, BrowserObserver, StepKind
+from app.engine.oauth.store import CredentialStore
+from app.engine.rpc.targets import HttpTarget, Target
+from app.engine.safety.redact import Redactor, learn_secrets
+
+if TYPE_CHECKING:
+    import httpx2
+    from mcp.client.auth import OAuthClientProvider
+    from mcp.shared.auth import AuthorizationCodeResult
+
+SIGN_IN_TIMEOUT_S = 300.0
+"""How long a browser sign-in may take before the flow gives up."""
+EXCHANGE_TIMEOUT_S = 30.0
+MAX_RESPONSE_BYTES = 1 << 20
+MAX_ROUNDS = 3
+"""Authorizations in a row that the server still refuses before taskscope stops trying."""
+EXPIRED = 1.0
+"""A token expiry in the distant past: forces the next flow to refresh first."""
+_REDACTOR = Redactor()
+
+
+class AuthorizationFailed(Exception):
+    """A sign-in or refresh that ended without a token the server takes; the text says why."""
+
+
+class Authorizer:
+    """Signs in to one server as `settings` say, remembers the credentials, hands out the token."""
+
+    def __init__(
+        self,
+        server_url: str,
+        settings: OAuthSettings,
+        observer: AuthObserver,
+        *,
+        store: CredentialStore | None = None,
+    ) -> None:
+        learn_secrets(*settings.secrets)
+        self.server_url = server_url
+        self.settings = settings
+        self._observer = observer
+        self._hold: Callable[[], contextlib.AbstractContextManager[None]] = contextlib.nullcontext
+        self._on_exchange: Callable[[AuthExchange], None] = _ignore
+        self.store = store or CredentialStore(server_url)
+        self._provider: OAuthClientProvider | None = None
+        self._loopback: LoopbackReceiver | None = None
+        self._lock = asyncio.Lock()
+        self._loaded = False
+        self._rounds = 0
+
+    def attach(
+        self,
+        hold: Callable[[], contextlib.AbstractContextManager[None]],
+        report: Callable[[AuthExchange], None],
+    ) -> None:
+        """Work for the connection in use: `hold` stops its request clocks while the person
+        signs in, `report` shows each OAuth exchange beside its frames."""
+        self._hold = hold
+        self._on_exchange = report
+
+    async def authorization(self) -> str | None:
+        """The `Authorization` value the next request carries, refreshed first when expired."""
+        if not self._loaded:
+            self._loaded = True
+            if self.store.status() is not None:
+                await self._ready()
+        provider = self._provider
+        if provider is None:
+            return None
+        context = provider.context
+        if not context.is_token_valid() and context.can_refresh_token():
+            async with self._lock:
+                if not context.is_token_valid() and context.can_refresh_token():
+                    await self._refresh(provider)
+        return self.current()
+
+    async def challenged(
+        self,
+        status: int,
+        headers: Mapping[str, str],
+        body: bytes,
+        sent: str | None,
+        request_headers: Mapping[str, str],
+    ) -> bool:
+        """A request that carried `sent` was refused (401, or 403 `insufficient_scope`): refresh
+        or sign in. True when it should go again with `authorization()`; raises
+        `AuthorizationFailed` when that cannot be."""
+        async with self._lock:
+            current = self.current()
+            if current is not None and current != sent:
+                return True
+            if self._rounds >= MAX_ROUNDS:
+                raise AuthorizationFailed(
+                    f"the server still refused the token after {MAX_ROUNDS} authorizations in a "
+                    f"row (HTTP {status}); stopped"
+                )
+            self._rounds += 1
+            provider = await self._ready()
+            if status == 401 and sent is not None and provider.context.can_refresh_token():
+                provider.context.token_expiry_time = EXPIRED
+                await self._refresh(provider)
+                if self.current() not in (None, sent):
+                    return True
+            self._step("challenged", f"the server answered HTTP {status}: authorizing")
+            await self._drive(provider, (status, headers, body), request_headers)
+            return self.current() is not None
+
+    def accepted(self) -> None:
+        """The server took the token: the next refusal starts counting again."""
+        self._rounds = 0
+
+    async def close(self) -> None:
+        if self._loopback is not None:
+            await self._loopback.close()
+
+    # -- the flow ---------------------------------------------------------------------------------
+
+    def current(self) -> str | None:
+        """The `Authorization` value of the token held now, if any."""
+        tokens = self._provider.context.current_tokens if self._provider is not None else None
+        return f"Bearer {tokens.access_token}" if tokens and tokens.access_token else None
+
+    async def _ready(self) -> OAuthClientProvider:
+        """The SDK provider, built (and its storage read) on first need."""
+        if self._provider is not None:
+            return self._provider
+        redirect_uri = None
+        if self.settings.mode == "interactive":
+            self._loopback = LoopbackReceiver()
+            await self._loopback.open(await self._stored_port())
+            redirect_uri = self._loopback.redirect_uri
+        self._provider = build_provider(
+            self.server_url,
+            self.settings,
+            self.store,
+            redirect_uri,
+            self._on_redirect,
+            self._on_callback,
+        )
+        await self._provider._initialize()
+        return self._provider
+
+    async def _stored_port(self) -> int:
+        """The loopback port the stored registration was made with (the redirect must match)."""
+        info = await self.store.get_client_info()
+        for uri in info.redirect_uris or [] if info is not None else []:
+            if uri.host == "127.0.0.1" and uri.port:
+                return uri.port
+        return 0
+
+    async def _refresh(self, provider: OAuthClientProvider) -> None:
+        """Refresh the token; a refresh the server refuses drops the stored tokens."""
+        before = self.current()
+        with contextlib.suppress(AuthorizationFailed):
+            await self._drive(provider, None, {})
+        after = self.current()
+        if after is not None and after != before:
+            self._step("refreshed", "access token refreshed")
+        elif provider.context.current_tokens is None or after == before:
+            provider.context.clear_tokens()
+            self.store.forget_tokens()
+
+    async def _drive(
+        self,
+        provider: OAuthClientProvider,
+        challenge: tuple[int, Mapping[str, str], bytes] | None,
+        request_headers: Mapping[str, str],
+    ) -> None:
+        """Run the SDK flow until it hands back the MCP request (the probe), answering the probe
+        once with `challenge` when given; every other request it makes is sent here."""
+        import httpx2
+
+        version = {
+            name: value
+            for name, value in request_headers.items()
+            if name.lower() == "mcp-protocol-version"
+        }
+        probe = httpx2.Request("POST", self.server_url, headers=version)
+        answer = (
+            httpx2.Response(
+                challenge[0], headers=dict(challenge[1]), content=challenge[2], request=probe
+            )
+            if challenge is not None
+            else None
+        )
+        flow = provider.async_auth_flow(probe)
+        try:
+            async with httpx2.AsyncClient(timeout=EXCHANGE_TIMEOUT_S) as client:
+                request = await flow.__anext__()
+                while True:
+                    if request is probe:
+                        if answer is None:
+                            return
+                        response, answer = answer, None
+                    else:
+                        response = await self._send(client, request)
+                    request = await flow.asend(response)
+        except StopAsyncIteration:
+            return
+        except AuthorizationFailed as exc:
+            self._step("failed", str(exc))
+            raise
+        except Exception as exc:
+            reason = _REDACTOR.text(_describe(exc))
+            self._step("failed", reason)
+            raise AuthorizationFailed(reason) from None
+        finally:
+            await flow.aclose()
+
+    async def _send(self, client: httpx2.AsyncClient, request: httpx2.Request) -> httpx2.Response:
+        """Send one request of the flow, read its (bounded) answer, and report the exchange."""
+        import httpx2
+
+        body = await request.aread()
+        url = str(request.url)
+        started, clock = time.time(), time.monotonic()
+        response_body = b""
+        try:
+            response = await client.send(request, stream=True, follow_redirects=False)
+            try:
+                async for chunk in response.aiter_bytes():
+                    response_body += chunk
+                    if len(response_body) > MAX_RESPONSE_BYTES:
+                        raise AuthorizationFailed(
+                            f"{purpose_of(request.method, url, body)}: {_REDACTOR.text(url)} "
+                            f"answered more than {MAX_RESPONSE_BYTES} bytes"
+                        )
+            finally:
+                await response.aclose()
+        except httpx2.HTTPError as exc:
+            self._report(
+                request, body, None, {}, b"", str(exc) or type(exc).__name__, started, clock
+            )
+            raise AuthorizationFailed(
+                f"{purpose_of(request.method, url, body)}: {_REDACTOR.text(url)} could not be "
+                f"reached ({type(exc).__name__})"
+            ) from None
+        self._report(
+            request,
+            body,
+            response.status_code,
+            response.headers,
+            response_body,
+            None,
+            started,
+            clock,
+        )
+        final = httpx2.Response(
+            response.status_code, headers=response.headers, content=response_body, request=request
+        )
+        final.next_request = response.next_request
+        self._note(request, body, final)
+        return final
+
+    def _report(
+        self,
+        request: httpx2.Request,
+        body: bytes,
+        status: int | None,
+        headers: Mapping[str, str],
+        response_body: bytes,
+        error: str | None,
+        started: float,
+        clock: float,
+    ) -> None:
+        self._on_exchange(
+            exchange_of(
+                request.method,
+                str(request.url),
+                {name.lower(): value for name, value in request.headers.items()},
+                body,
+                status=status,
+                response_headers={name.lower(): value for name, value in headers.items()},
+                response_body=response_body,
+                error=error,
+                started_at=started,
+                latency_ms=(time.monotonic() - clock) * 1000,
+            )
+        )
+
+    def _note(self, request: httpx2.Request, body: bytes, response: httpx2.Response) -> None:
+        """Name the step a successful answer completes."""
+        if response.status_code >= 300:
+            return
+        purpose = purpose_of(request.method, str(request.url), body)
+        host = request.url.host
+        if "metadata" in purpose:
+            self._step(
+                "discovered", f"{purpose.removeprefix('OAuth: ')} from {host}", str(request.url)
+            )
+        elif "registration" in purpose:
+            self._step("registered", f"registered as a client of {host}")
+        elif "token request" in purpose:
+            self._step("token", f"token received from {host}")
+
+    async def _on_redirect(self, authorization_url: str) -> None:
+        """The SDK's redirect handler: the person signs in at `authorization_url`."""
+        assert self._loopback is not None
+        await self._loopback.open(self._loopback.port)
+        self._step("browser", "waiting for the sign-in in the browser", authorization_url)
+        await self._observer.sign_in(authorization_url)
+
+    async def _on_callback(self) -> AuthorizationCodeResult:
+        """The SDK's callback handler: the code the browser brought back to the loopback."""
+        from mcp.shared.auth import AuthorizationCodeResult
+
+        assert self._loopback is not None
+        with self._hold():
+            try:
+                async with asyncio.timeout(SIGN_IN_TIMEOUT_S):
+                    redirect = await self._loopback.wait()
+            except TimeoutError:
+                raise AuthorizationFailed(
+                    f"no sign-in came back from the browser within {SIGN_IN_TIMEOUT_S:.0f} s"
+                ) from None
+            finally:
+                await self._loopback.close()
+        if redirect.error is not None:
+            raise SignInDenied(
+                f"the authorization server refused: {_bounded(redirect.error)}"
+                + (
+                    f" ({_bounded(redirect.error_description)})"
+                    if redirect.error_description
+                    else ""
+                )
+            )
+        if redirect.code is None:
+            raise AuthorizationFailed("the browser came back without an authorization code")
+        learn_secrets(redirect.code)
+        return AuthorizationCodeResult(code=redirect.code, state=redirect.state, iss=redirect.iss)
+
+    def _step(self, kind: StepKind, text: str, url: str | None = None) -> None:
+        self._observer.on_step(AuthStep(kind, _REDACTOR.text(text), url))
+
+
+def _ignore(exchange: AuthExchange) -> None:
+    return None
+
+
+def _describe(error: BaseException) -> str:
+    """An error of the flow in words: its own message, or its type when it has none."""
+    text = str(error).strip()
+    name = type(error).__name__
+    return f"{name}: {_bounded(text)}" if text else name
+
+
+def _bounded(text: str, limit: int = 300) -> str:
+    """Server-given text made one bounded line of printable characters."""
+    printable = "".join(ch if ch.isprintable() else " " for ch in text)
+    return printable if len(printable) <= limit else printable[:limit] + "…"
+
+
+def challenge_of(status: int, headers: Mapping[str, str]) -> bool:
+    """Whether an HTTP answer asks for authorization: 401, or 403 with `insufficient_scope`."""
+    if status == 401:
+        return True
+    if status != 403:
+        return False
+    challenge = next(
+        (value for name, value in headers.items() if name.lower() == "www-authenticate"), ""
+    )
+    return "insufficient_scope" in challenge
+
+
+def authorizer_for(target: Target, observer: AuthObserver | None) -> Authorizer | None:
+    """The authorizer of `target`: for a Streamable HTTP server that the user gave no
+    credentials for, unless `--auth-mode none`."""
+    if not isinstance(target, HttpTarget) or target.transport != "streamable":
+        return None
+    if target.oauth.mode == "none" or target.bearer:
+        return None
+    if any(name.lower() == "authorization" for name in target.headers):
+        return None
+    return Authorizer(target.url, target.oauth, observer or BrowserObserver())
