@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,18 @@ class DemoOptions:
     """Also list the bench-only tools (`bench_churn`); for `python -m bench` only."""
     conformance: bool = False
     """Also list the MCP conformance suite's fixture tools (`app.demo.conformance_tools`)."""
+    auth: bool = False
+    """HTTP: require MCP authorization, with an authorization server of its own (auth_server.py)."""
+    token_ttl_s: int = 3600
+    """With `auth`: how long an access token lives (short ones exercise refresh)."""
+
+    def http_app_options(self) -> dict[str, Any]:
+        """The SDK's `streamable_http_app` arguments these options call for."""
+        if not self.auth:
+            return {"host": self.host}
+        from app.demo.auth_server import auth_app_options
+
+        return {"host": self.host, **auth_app_options(self.host, self.port, self.token_ttl_s)}
 
 
 def parse_demo_options(argv: Sequence[str] | None = None) -> DemoOptions:
@@ -62,4 +74,20 @@ def parse_demo_options(argv: Sequence[str] | None = None) -> DemoOptions:
         action="store_true",
         help="also list the MCP conformance suite's fixture tools (greet, slow_compute, ...)",
     )
-    return DemoOptions(**vars(parser.parse_args(argv)))
+    parser.add_argument(
+        "--auth",
+        action="store_true",
+        help="HTTP: require OAuth sign-in, with a built-in authorization server that approves it",
+    )
+    parser.add_argument(
+        "--token-ttl",
+        type=int,
+        default=3600,
+        dest="token_ttl_s",
+        metavar="S",
+        help="with --auth: access token lifetime in seconds",
+    )
+    options = DemoOptions(**vars(parser.parse_args(argv)))
+    if options.auth and options.transport != "http":
+        parser.error("--auth needs --transport http")
+    return options

@@ -37,6 +37,7 @@ from app.engine.tasks.contract import CreateOutcome
 from app.engine.tasks.events import TaskEvent
 from app.engine.tasks.factory import WireAdapter
 from app.engine.tasks.models import TERMINAL_STATUSES, InputRequest
+from app.tui.sign_in import SignInNote
 from app.view.source import (
     ConnectionState,
     EventSink,
@@ -150,6 +151,7 @@ class LiveSource:
         self._readonly = readonly
         self._recorder = recorder
         self._user_min_poll_ms = user_min_poll_ms
+        self._sign_in = SignInNote()
         self._session = EngineSession(
             target,
             era=era,
@@ -160,6 +162,7 @@ class LiveSource:
             key=key,
             policy=policy,
             roots=roots,
+            auth_observer=self._sign_in,
         )
         self._session.add_connection_listener(self._on_connection)
         self._adapter: WireAdapter | None = None
@@ -226,7 +229,10 @@ class LiveSource:
         return state
 
     def connection_note(self) -> str | None:
-        """ "reconnecting in 4 s (attempt 3)" while reconnecting, why it gave up once it did."""
+        """ "reconnecting in 4 s (attempt 3)" while reconnecting, why it gave up once it did; the
+        step a sign-in is at while the server asks for one."""
+        if self._sign_in.text is not None:
+            return self.shown.text(self._sign_in.text)
         event = self._session.last_event
         if event is None or self._session.state not in ("reconnecting", "failed"):
             return None

@@ -14,7 +14,7 @@ resolves to ::1, taskscope's asyncio connect tries every address in turn, so it 
 
 Exit code: 0 when every step that should succeed did (and every step that should be refused
 was), 1 otherwise, 2 for a scenario this driver does not handle. In the auth scenarios taskscope
-signs in by itself; `$BROWSER` is tests/conformance/browser.py, which follows the authorization
+signs in by itself; `$BROWSER` is tests/support/auth_browser.py, which follows the authorization
 URL's redirects as a person clicking "allow" would, and the credentials go to a data folder of the
 scenario's own. With TASKSCOPE_CONFORMANCE_TRACE_DIR set, each step writes its `--trace-frames`
 NDJSON to `<dir>/<scenario>/<n>-<step>.ndjson`. The whole scenario stays inside the suite's 30 s
@@ -60,7 +60,7 @@ MRTR_ANSWERS = [
 FOCAL_SCHEMA_TOOL = "json_schema_2020_12_tool"
 ECHO_TOOL = "json_schema_echo"
 VALID_HEADER_TOOL = "valid_tool"
-BROWSER = Path(__file__).with_name("browser.py")
+BROWSER = REPO_ROOT / "tests" / "support" / "auth_browser.py"
 CIMD_URL = "https://conformance-test.local/client-metadata.json"
 """The Client ID Metadata Document URL the suite's basic-cimd scenario expects."""
 REFUSING_AUTH = frozenset(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import parse_qsl, quote, urlsplit
 
 from app.engine.oauth.steps import AuthExchange
 from app.engine.safety.redact import REDACTED, Redactor, learn_secrets
@@ -76,8 +76,9 @@ def shown_body(body: bytes, content_type: str) -> str | None:
     text = body.decode("utf-8", "replace")
     if "x-www-form-urlencoded" in content_type:
         pairs = parse_qsl(text, keep_blank_values=True)
-        text = urlencode(
-            [(key, REDACTED if key in SECRET_FIELDS else value) for key, value in pairs]
+        text = "&".join(
+            f"{quote(key)}={REDACTED if key in SECRET_FIELDS else quote(value)}"
+            for key, value in pairs
         )
     elif "json" in content_type:
         try:

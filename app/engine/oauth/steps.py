@@ -59,12 +59,39 @@ class BrowserObserver:
 
 
 async def open_browser(url: str) -> bool:
-    """Open `url` in the user's browser (`$BROWSER` honoured) off the event loop: a `$BROWSER`
-    command may run until the page is done. Whether a browser took it."""
+    """Open `url` in the user's browser (`$BROWSER` honoured, as `webbrowser` picks it) without
+    blocking the loop and without the browser writing on this terminal (a full-screen UI draws
+    there); whether a browser took it."""
     import asyncio
+
+    return await asyncio.to_thread(_launch, url)
+
+
+def _launch(url: str) -> bool:
+    import subprocess
     import webbrowser
 
     try:
-        return await asyncio.to_thread(webbrowser.open, url)
-    except Exception:
+        controller = webbrowser.get()
+    except webbrowser.Error:
         return False
+    name, args = getattr(controller, "name", None), getattr(controller, "args", None)
+    if not isinstance(name, str) or not isinstance(args, list):
+        try:
+            return bool(controller.open(url))
+        except Exception:
+            return False
+    command = [name, *(arg.replace("%s", url) for arg in args)]
+    if not any("%s" in arg for arg in args):
+        command.append(url)
+    try:
+        subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except OSError:
+        return False
+    return True

@@ -20,8 +20,9 @@ def next_step(error: BaseException, *, preference: EraPreference, transport: Tra
     code = getattr(error, "code", None)
     if status in AUTH_STATUSES:
         return (
-            "the server wants authorization: pass --bearer TOKEN (or set TASKSCOPE_BEARER), "
-            "or --header 'Authorization: …'"
+            "the server wants authorization: taskscope signs in by itself unless --auth-mode "
+            "none (see the reason for why that failed); --auth-mode client_credentials with "
+            "--client-id signs in without a browser, or pass --bearer TOKEN (TASKSCOPE_BEARER)"
         )
     if status == 404 or status == 405:
         return (

@@ -1,0 +1,64 @@
+"""The App against the demo server behind MCP authorization (`demo-server --auth`): it signs in
+through the loopback redirect (tests/support/auth_browser.py plays the browser), creates and
+watches a task while its 1 s access tokens expire and are refreshed, and the RPC log shows the
+OAuth exchanges beside the JSON-RPC frames, with no token in any of them."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.engine.safety.redact import REDACTED
+from tests.support.auth_browser import browser_command
+from tests.support.demo_servers import start_http_demo
+from tests.support.tui_helpers import SIZE, connected, http_target, live_app, only_task, wait_for
+from widgets.arguments_form import CreateRequest
+
+pytestmark = pytest.mark.timeout(90)
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("TASKSCOPE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("TASKSCOPE_CONFIG", str(tmp_path / "no-config.json"))
+    monkeypatch.setenv("BROWSER", browser_command())
+    return tmp_path / "data"
+
+
+@pytest.fixture
+def protected_url() -> Iterator[str]:
+    with start_http_demo("extension", "--auth", "--token-ttl", "1") as (url, _):
+        yield url
+
+
+async def test_sign_in_then_watch_through_token_refreshes(
+    protected_url: str, data_dir: Path
+) -> None:
+    app = live_app(http_target(protected_url), remember_tasks=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot)
+        await app.create_task(CreateRequest("build_report", {"quarter": "Q3"}, None, True))
+        await wait_for(pilot, lambda: len(app.tasks) == 1)
+        await wait_for(pilot, lambda: only_task(app).status == "completed", timeout=60)
+        done = only_task(app)
+        assert done.task is not None and "Q3" in str(done.task.result)
+        purposes = [frame.purpose for frame in app.frames]
+        assert "OAuth: token request (authorization_code)" in purposes
+        assert "OAuth: token request (refresh_token)" in purposes
+        (stored,) = (data_dir / "oauth").iterdir()
+        tokens = json.loads(stored.read_text())["tokens"]
+        shown = "\n".join(
+            json.dumps([frame.message, frame.raw, frame.headers, frame.error])
+            for frame in app.frames
+        )
+        assert tokens["access_token"] not in shown and tokens["refresh_token"] not in shown
+        authorizations = [
+            value
+            for frame in app.frames
+            for name, value in frame.headers.items()
+            if name.lower() == "authorization"
+        ]
+        assert authorizations and set(authorizations) == {REDACTED}

@@ -1,0 +1,112 @@
+"""MCP authorization end to end: the headless CLI against the demo server behind its own
+authorization server (`demo-server --auth`), signing in through the loopback redirect with
+tests/support/auth_browser.py as the browser; the stored credentials, a refresh without a new
+sign-in, logout, and no token or client secret in anything taskscope printed or wrote."""
+
+from __future__ import annotations
+
+import json
+import stat
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.auth_browser import browser_command
+from tests.support.cli_helpers import Run, clean_env, run_cli
+from tests.support.demo_servers import start_http_demo
+
+NO_BROWSER = "false"
+"""A `$BROWSER` that opens nothing: a run that needs a new sign-in cannot get one."""
+
+
+@pytest.fixture
+def protected_url() -> Iterator[str]:
+    with start_http_demo("extension", "--auth", "--token-ttl", "1") as (url, _process):
+        yield url
+
+
+def cli(data: Path, *args: str, browser: str = NO_BROWSER, timeout: float = 60) -> Run:
+    env = clean_env(TASKSCOPE_DATA_DIR=str(data), BROWSER=browser)
+    return run_cli(*args, env=env, timeout=timeout)
+
+
+def stored_secrets(data: Path) -> list[str]:
+    """Every token and client secret taskscope stored."""
+    (path,) = (data / "oauth").iterdir()
+    document = json.loads(path.read_text())
+    tokens, client = document["tokens"], document["client"]
+    found = [tokens["access_token"], tokens.get("refresh_token"), client.get("client_secret")]
+    return [value for value in found if value]
+
+
+def test_sign_in_refresh_and_logout(protected_url: str, tmp_path: Path) -> None:
+    data, trace, record = tmp_path / "data", tmp_path / "trace.ndjson", tmp_path / "run.ndjson"
+    listed = cli(
+        data,
+        "tools",
+        "list",
+        "--url",
+        protected_url,
+        "--trace-frames",
+        str(trace),
+        "--record",
+        str(record),
+        browser=browser_command(),
+    )
+    assert listed.code == 0, listed.stderr
+    assert "lookup_weather" in listed.stdout
+    steps = [line for line in listed.stderr.splitlines() if line.startswith("oauth: ")]
+    assert [step.split()[1] for step in steps] == [
+        "the",  # the server answered HTTP 401
+        "protected",
+        "authorization",
+        "registered",
+        "sign",
+        "token",
+    ], steps
+    (stored,) = (data / "oauth").iterdir()
+    assert stat.S_IMODE(stored.stat().st_mode) == 0o600
+    assert stat.S_IMODE(stored.parent.stat().st_mode) == 0o700
+    first_secrets = stored_secrets(data)
+
+    status = cli(data, "oauth", "status", "--url", protected_url)
+    assert status.code == 0
+    shown = status.document
+    assert shown["signedIn"] is True and shown["refreshable"] is True
+    assert shown["scopes"] == ["tasks"] and shown["issuer"].startswith("http://127.0.0.1:")
+
+    time.sleep(1.2)  # past the 1 s token life: the next run must refresh, not sign in again
+    again = cli(data, "tools", "list", "--url", protected_url, "--trace-frames", str(trace))
+    assert again.code == 0, again.stderr
+    assert "oauth: access token refreshed" in again.stderr
+    assert "sign in" not in again.stderr
+    refreshed_secrets = stored_secrets(data)
+    assert refreshed_secrets[0] != first_secrets[0]
+
+    written = [trace.read_text(), record.read_text()]
+    printed = [listed.stdout, listed.stderr, status.stdout, again.stdout, again.stderr]
+    for secret in {*first_secrets, *refreshed_secrets}:
+        for text in [*written, *printed]:
+            assert secret not in text
+    assert '"purpose": "OAuth: token request (refresh_token)"' in trace.read_text()
+
+    gone = cli(data, "oauth", "logout", "--url", protected_url)
+    assert gone.document == {"server": protected_url, "removed": True}
+    assert not any((data / "oauth").iterdir())
+    refused = cli(data, "tools", "list", "--url", protected_url, "--auth-mode", "none")
+    assert refused.code == 1
+    assert refused.error["details"]["httpStatus"] == 401
+
+
+def test_a_denied_sign_in_says_why(protected_url: str, tmp_path: Path) -> None:
+    """The person refused: the command stops with the authorization server's reason and stores
+    no token."""
+    data = tmp_path / "data"
+    run = cli(data, "tools", "list", "--url", protected_url, browser=browser_command(deny=True))
+    assert run.code == 1
+    assert run.error["code"] == "CONNECTION_FAILED"
+    assert "access_denied (the user said no)" in run.error["details"]["reason"]
+    status = cli(data, "oauth", "status", "--url", protected_url)
+    assert status.document == {"server": protected_url, "signedIn": False}
