@@ -40,6 +40,7 @@ from app.tui.lists import TaskList, TaskTimeline
 from app.tui.messages import (
     Batcher,
     CancelAcknowledged,
+    SignInChanged,
     SourceConnected,
     SourceFailed,
     SourceLoaded,
@@ -67,6 +68,7 @@ if TYPE_CHECKING:
     from app.view.known_tasks import KnownTasks
     from app.view.source import TaskSource
     from widgets.rpc_log import RpcLog
+    from widgets.sign_in_screen import SignInScreen
     from widgets.task_detail import TaskDetail
 
 __all__ = ["TaskscopeApp", "describe"]
@@ -130,6 +132,8 @@ class TaskscopeApp(VerbActions, App[int]):
         self.inputs = PendingInputs()
         self.frames = FrameBuffer(self.config.rpc_log)
         self.rpc_log: RpcLog | None = None
+        self.sign_in: SignInScreen | None = None
+        """The sign-in screen while a server's sign-in is under way (hidden or shown)."""
         self.rpc_log_behind = False
         """Frames arrived while the RPC log was hidden; it catches up when shown."""
         self.detail_pane: TaskDetail | None = None
@@ -248,6 +252,12 @@ class TaskscopeApp(VerbActions, App[int]):
         self.problem = message.reason
         self.redraw.problem("Could not connect")
         toast(self, message.reason, title="Could not connect", severity="error", timeout=15)
+
+    @on(SignInChanged)
+    def _sign_in_changed(self, message: SignInChanged) -> None:
+        if not self._source_closed and self.is_running:
+            panes.follow_sign_in(self, message.state)
+        self.redraw.header()
 
     @on(SourceConnected)
     def _source_connected(self, message: SourceConnected) -> None:

@@ -2,20 +2,21 @@
 source and run its poller for as long as the App lives.
 
 The workers touch no App state and no widget: they post what happened (`SourceLoaded`,
-`SourceConnected`, `SourceFailed`) and the App applies it.
+`SourceConnected`, `SourceFailed`, `SignInChanged`) and the App applies it.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.tui.messages import SourceConnected, SourceFailed, SourceLoaded
+from app.tui.messages import SignInChanged, SourceConnected, SourceFailed, SourceLoaded
 from app.tui.problems import describe
 
 if TYPE_CHECKING:
     from app.tui.app import TaskscopeApp
     from app.tui.messages import Batcher
     from app.tui.startup import DeferredSource
+    from app.view.sign_in import SignInState
     from app.view.source import TaskSource
 
 ENGINE_GROUP = "engine"
@@ -40,6 +41,11 @@ def load_engine(app: TaskscopeApp, deferred: DeferredSource) -> None:
 
 def run_engine(app: TaskscopeApp, source: TaskSource, updates: Batcher) -> None:
     """Connect `source` and run its poller in a worker; its events and frames go to `updates`."""
+
+    def signing_in(state: SignInState) -> None:
+        app.post_message(SignInChanged(state))
+
+    source.on_sign_in(signing_in)
 
     async def run() -> None:
         try:

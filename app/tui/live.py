@@ -37,7 +37,7 @@ from app.engine.tasks.contract import CreateOutcome
 from app.engine.tasks.events import TaskEvent
 from app.engine.tasks.factory import WireAdapter
 from app.engine.tasks.models import TERMINAL_STATUSES, InputRequest
-from app.tui.sign_in import SignInNote
+from app.tui.sign_in import SignInListener, SignInNote
 from app.view.source import (
     ConnectionState,
     EventSink,
@@ -231,12 +231,18 @@ class LiveSource:
     def connection_note(self) -> str | None:
         """ "reconnecting in 4 s (attempt 3)" while reconnecting, why it gave up once it did; the
         step a sign-in is at while the server asks for one."""
-        if self._sign_in.text is not None:
-            return self.shown.text(self._sign_in.text)
+        note = self._sign_in.state.note
+        if note is not None:
+            return self.shown.text(note)
         event = self._session.last_event
         if event is None or self._session.state not in ("reconnecting", "failed"):
             return None
         return self.shown.text(event.describe(time.time()))
+
+    def on_sign_in(self, listener: SignInListener) -> None:
+        """Tell `listener` how a sign-in the server asks for goes, step by step."""
+        label = self.target.label
+        self._sign_in.listen(lambda state: listener(self.shown.value(state.of_server(label))))
 
     def _on_connection(self, event: ConnectionEvent) -> None:
         """After a legacy reconnect, import what `tasks/list` shows the new session."""

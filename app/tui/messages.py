@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # annotations only: the App's first frame does not load the e
     from app.engine.rpc.rpc_types import Frame
     from app.engine.tasks.events import TaskEvent
     from app.tui.startup import LoadedSource
+    from app.view.sign_in import SignInState
 
 FLUSH_INTERVAL_S = 0.26
 """A little over a quarter second: with the clock folded in, the table repaints at most four times
@@ -32,6 +33,14 @@ class TaskEventsArrived(Message):
         super().__init__()
         self.events = tuple(events)
         self.frames = tuple(frames)
+
+
+class SignInChanged(Message):
+    """A sign-in the server asked for moved on a step (or ended)."""
+
+    def __init__(self, state: SignInState) -> None:
+        super().__init__()
+        self.state = state
 
 
 class SourceLoaded(Message):

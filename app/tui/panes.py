@@ -15,10 +15,37 @@ from textual.css.query import NoMatches
 from app.tui.lists import TaskTimeline
 from app.tui.verbs.saving import save
 from widgets.key_footer import KeyFooter
+from widgets.plain import toast
 
 if TYPE_CHECKING:
     from app.engine.rpc.rpc_types import Frame
     from app.tui.app import TaskscopeApp
+    from app.view.sign_in import SignInState
+
+
+def follow_sign_in(app: TaskscopeApp, state: SignInState) -> None:
+    """Open the sign-in screen when a server wants the person to sign in (again for a new
+    authorization URL, after escape hid it), keep it up to date, close it once signed in."""
+    from app.engine.oauth.steps import launch_browser
+    from widgets.sign_in_screen import SignInScreen
+
+    shown = app.sign_in
+    if state.done:
+        app.sign_in = None
+        if shown is not None and shown.is_attached:
+            shown.dismiss(None)
+        if shown is not None:
+            toast(app, f"Signed in to {state.server}.", title="Signed in")
+        return
+    if shown is not None:
+        reopen = state.url != shown.state.url and not shown.is_attached
+        shown.state = state
+        if reopen:
+            app.push_screen(shown)
+        return
+    if state.url is not None or state.failed is not None:
+        app.sign_in = SignInScreen(state.server, state, launch_browser)
+        app.push_screen(app.sign_in)
 
 
 def toggle_log(app: TaskscopeApp) -> None:

@@ -1,34 +1,46 @@
 """How the full-screen UI signs in when the server asks: the browser opens to the authorization
-URL, and the header says which step the sign-in is at (or the URL to open, when no browser
-opened) until a token comes."""
+URL, and each step becomes a `SignInState` for the header and the sign-in screen."""
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
+from collections.abc import Callable
 
 from app.engine.oauth.steps import AuthStep, open_browser
 from app.engine.safety.sanitize import clean_text
+from app.view.sign_in import SignInState
 
-DONE_STEPS = ("token", "refreshed")
+SignInListener = Callable[[SignInState], None]
 
 
 class SignInNote:
-    """The UI's `AuthObserver`: keeps the line the header shows while a sign-in is under way."""
+    """The UI's `AuthObserver`: keeps where the sign-in is and tells its listener each change."""
 
     def __init__(self) -> None:
-        self.text: str | None = None
+        self.state = SignInState()
+        self._listener: SignInListener | None = None
+
+    def listen(self, listener: SignInListener) -> None:
+        """Tell `listener` every change from now on (the App posts it as a message)."""
+        self._listener = listener
 
     def on_step(self, step: AuthStep) -> None:
-        if step.kind in DONE_STEPS:
-            self.text = None
+        text = clean_text(step.text)
+        if step.kind == "challenged":
+            self._set(SignInState().step(text))
+        elif step.kind in ("token", "refreshed"):
+            self._set(self.state.step(text).finished())
         elif step.kind == "failed":
-            self.text = clean_text(f"sign-in failed: {step.text}")
+            self._set(self.state.step(f"failed: {text}").failing(text))
         elif step.kind != "browser":
-            self.text = clean_text(f"signing in: {step.text}")
+            self._set(self.state.step(text))
 
     async def sign_in(self, authorization_url: str) -> None:
-        host = urlsplit(authorization_url).hostname or "the authorization server"
-        if await open_browser(authorization_url):
-            self.text = clean_text(f"signing in: finish in the browser ({host})")
-        else:
-            self.text = clean_text(f"signing in: open {authorization_url}")
+        waiting = self.state.step("waiting for the sign-in in the browser")
+        self._set(waiting.waiting_at(authorization_url, browser_opened=False))
+        opened = await open_browser(authorization_url)
+        self._set(self.state.waiting_at(authorization_url, browser_opened=opened))
+
+    def _set(self, state: SignInState) -> None:
+        self.state = state
+        if self._listener is not None:
+            self._listener(state)

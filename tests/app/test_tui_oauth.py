@@ -5,17 +5,20 @@ OAuth exchanges beside the JSON-RPC frames, with no token in any of them."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from textual.widgets import Static
 
 from app.engine.safety.redact import REDACTED
-from tests.support.auth_browser import browser_command
+from tests.support.auth_browser import browser_command, visit
 from tests.support.demo_servers import start_http_demo
 from tests.support.tui_helpers import SIZE, connected, http_target, live_app, only_task, wait_for
 from widgets.arguments_form import CreateRequest
+from widgets.sign_in_screen import SignInScreen
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -62,3 +65,34 @@ async def test_sign_in_then_watch_through_token_refreshes(
             if name.lower() == "authorization"
         ]
         assert authorizations and set(authorizations) == {REDACTED}
+
+
+async def test_the_sign_in_screen_follows_the_steps(
+    protected_url: str, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No browser comes back by itself: the sign-in screen shows the authorization server and
+    URL, `y` copies the URL, and once the person has been there the screen closes, signed in."""
+    monkeypatch.setenv("BROWSER", "true")
+    app = live_app(http_target(protected_url), remember_tasks=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, SignInScreen) and app.screen.state.url is not None
+        )
+        screen = app.screen
+        assert isinstance(screen, SignInScreen)
+        url = screen.state.url
+        assert url is not None and url.startswith(protected_url.removesuffix("/mcp"))
+
+        def shown(selector: str) -> str:
+            found = screen.query(selector)
+            return str(found.only_one(Static).render()) if found else ""
+
+        await wait_for(pilot, lambda: "127.0.0.1" in shown("#sign-in-host"))
+        assert "registered as a client" in shown("#sign-in-steps")
+        assert url in shown("#sign-in-url").replace("\n", "")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: app.clipboard == url)
+        await asyncio.to_thread(visit, url, False)
+        await connected(pilot)
+        await wait_for(pilot, lambda: not isinstance(app.screen, SignInScreen))
+        assert app.sign_in is None
