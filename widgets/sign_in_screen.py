@@ -25,6 +25,7 @@ from app.engine.forms.input_text import describe_host
 from app.engine.safety.sanitize import clean_text
 from app.view.sign_in import SignInState
 from widgets.css_paths import MODALS_CSS
+from widgets.plain import toast
 
 URL_MAX_CHARS = 2000
 KEYS = "o open in the browser · y copy the URL · esc hide (the sign-in goes on)"
@@ -89,7 +90,7 @@ class SignInScreen(ModalScreen[None]):
     def action_copy_url(self) -> None:
         if self.state.url:
             self.app.copy_to_clipboard(self.state.url)
-            self.notify("The authorization URL is on the clipboard.")
+            toast(self.app, "The authorization URL is on the clipboard.")
 
     def action_hide(self) -> None:
         self.dismiss(None)
@@ -105,4 +106,6 @@ class SignInScreen(ModalScreen[None]):
         except Exception:
             opened = False
         if opened is False:
-            self.notify("No browser could be started; press y to copy the URL.", severity="error")
+            toast(
+                self.app, "No browser could be started; press y to copy the URL.", severity="error"
+            )

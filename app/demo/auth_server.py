@@ -5,10 +5,13 @@ the protected-resource metadata, and checks the bearer on `/mcp`; this module is
 authorization server behind them. Its "sign-in" approves at once — the browser's visit to the
 authorization URL is the consent — so tests and a person try the whole flow without an account.
 Access tokens live `token_ttl_s` seconds (short ones exercise refresh); refresh tokens rotate.
+`migrate_database` needs the `admin` scope on top of `tasks`: a call without it is answered 403
+`insufficient_scope` (`StepUpGuard`), so a client must step up.
 """
 
 from __future__ import annotations
 
+import json
 import secrets
 import time
 from typing import Any
@@ -22,10 +25,17 @@ from mcp.server.auth.provider import (
     construct_redirect_uri,
 )
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
+from mcp.server.lowlevel import Server
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from app.demo.http_guard import read_body, replay
 
 CODE_TTL_S = 300
 SCOPE = "tasks"
+ADMIN_SCOPE = "admin"
+ADMIN_TOOLS = frozenset({"migrate_database"})
 
 
 class DemoAuthProvider:
@@ -42,7 +52,9 @@ class DemoAuthProvider:
         return self.clients.get(client_id)
 
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
+        """Register the client for every scope this server has (so it may step up later)."""
         assert client_info.client_id is not None
+        client_info.scope = f"{SCOPE} {ADMIN_SCOPE}"
         self.clients[client_info.client_id] = client_info
 
     async def authorize(
@@ -125,22 +137,68 @@ class DemoAuthProvider:
         )
 
 
-def auth_app_options(host: str, port: int, token_ttl_s: int) -> dict[str, Any]:
-    """The `streamable_http_app` arguments that put the demo behind authorization."""
+def protected_app(server: Server[Any], host: str, port: int, token_ttl_s: int) -> ASGIApp:
+    """The SDK's Streamable HTTP app of `server` behind authorization, with the step-up guard."""
     base = f"http://{host}:{port}"
     provider = DemoAuthProvider(token_ttl_s)
     settings = AuthSettings(
         issuer_url=base,  # type: ignore[arg-type]
         resource_server_url=f"{base}/mcp",  # type: ignore[arg-type]
         client_registration_options=ClientRegistrationOptions(
-            enabled=True, valid_scopes=[SCOPE], default_scopes=[SCOPE]
+            enabled=True, valid_scopes=[SCOPE, ADMIN_SCOPE], default_scopes=[SCOPE]
         ),
         revocation_options=RevocationOptions(enabled=True),
         required_scopes=[SCOPE],
         validate_token_resource=False,
     )
-    return {
-        "auth": settings,
-        "auth_server_provider": provider,
-        "token_verifier": ProviderTokenVerifier(provider),
-    }
+    app = server.streamable_http_app(
+        host=host,
+        auth=settings,
+        auth_server_provider=provider,
+        token_verifier=ProviderTokenVerifier(provider),
+    )
+    return StepUpGuard(app, provider, f"{base}/.well-known/oauth-protected-resource/mcp")
+
+
+class StepUpGuard:
+    """ASGI: a `tools/call` of an admin tool whose token lacks `admin` gets 403
+    `insufficient_scope` naming the scopes it needs (the MCP scope challenge)."""
+
+    def __init__(self, app: ASGIApp, provider: DemoAuthProvider, resource_metadata: str) -> None:
+        self._app = app
+        self._provider = provider
+        self._challenge = (
+            f'Bearer error="insufficient_scope", scope="{SCOPE} {ADMIN_SCOPE}", '
+            f'resource_metadata="{resource_metadata}"'
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self._app(scope, receive, send)
+            return
+        body = await read_body(receive)
+        if await self._lacks_admin(scope, body):
+            response = JSONResponse(
+                {"error": "insufficient_scope", "error_description": "needs the admin scope"},
+                status_code=403,
+                headers={"WWW-Authenticate": self._challenge},
+            )
+            await response(scope, receive, send)
+            return
+        await self._app(scope, replay(body, receive), send)
+
+    async def _lacks_admin(self, scope: Scope, body: bytes) -> bool:
+        try:
+            message = json.loads(body)
+        except ValueError:
+            return False
+        params = message.get("params") if isinstance(message, dict) else None
+        if message.get("method") != "tools/call" or not isinstance(params, dict):
+            return False
+        if params.get("name") not in ADMIN_TOOLS:
+            return False
+        headers = dict(scope.get("headers", []))
+        authorization = headers.get(b"authorization", b"").decode("latin-1")
+        token = authorization.removeprefix("Bearer ").strip()
+        access = await self._provider.load_access_token(token)
+        return access is not None and ADMIN_SCOPE not in access.scopes

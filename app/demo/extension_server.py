@@ -263,7 +263,7 @@ def run(options: DemoOptions) -> None:
         anyio.run(_serve_stdio, server)
         return
     app = TasksHttpGuard(
-        server.streamable_http_app(**options.http_app_options()),
+        options.http_app(server),
         rate_limit_every=options.rate_limit_every,
         retry_after_s=options.retry_after_s,
         check_mcp_name=True,

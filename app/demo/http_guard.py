@@ -45,10 +45,10 @@ class TasksHttpGuard:
             key.decode("latin-1").lower(): value.decode("latin-1")
             for key, value in scope.get("headers", [])
         }
-        body = await _read_body(receive)
+        body = await read_body(receive)
         method, request_id, task_id = _method_id_and_task_id(body)
         if not method.startswith("tasks/"):
-            await self._app(scope, _replay(body, receive), send)
+            await self._app(scope, replay(body, receive), send)
             return
         mismatch = self._mcp_name_mismatch(method, task_id, headers)
         if mismatch is not None:
@@ -63,7 +63,7 @@ class TasksHttpGuard:
                 response.headers["Retry-After"] = self._retry_after
                 await response(scope, receive, send)
                 return
-        await self._app(scope, _replay(body, receive), send)
+        await self._app(scope, replay(body, receive), send)
 
     def _mcp_name_mismatch(
         self, method: str, task_id: str | None, headers: dict[str, str]
@@ -87,7 +87,7 @@ class TasksHttpGuard:
         )
 
 
-async def _read_body(receive: Receive) -> bytes:
+async def read_body(receive: Receive) -> bytes:
     chunks: list[bytes] = []
     while True:
         message = await receive()
@@ -99,7 +99,7 @@ async def _read_body(receive: Receive) -> bytes:
     return b"".join(chunks)
 
 
-def _replay(body: bytes, receive: Receive) -> Receive:
+def replay(body: bytes, receive: Receive) -> Receive:
     """A `receive` that hands out the already-read body once, then defers to the real one."""
     delivered = False
 

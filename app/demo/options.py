@@ -5,7 +5,11 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from mcp.server.lowlevel import Server
+    from starlette.types import ASGIApp
 
 
 @dataclass(frozen=True)
@@ -39,13 +43,13 @@ class DemoOptions:
     token_ttl_s: int = 3600
     """With `auth`: how long an access token lives (short ones exercise refresh)."""
 
-    def http_app_options(self) -> dict[str, Any]:
-        """The SDK's `streamable_http_app` arguments these options call for."""
+    def http_app(self, server: Server[Any]) -> ASGIApp:
+        """The SDK's Streamable HTTP app of `server`, behind authorization with `auth`."""
         if not self.auth:
-            return {"host": self.host}
-        from app.demo.auth_server import auth_app_options
+            return server.streamable_http_app(host=self.host)
+        from app.demo.auth_server import protected_app
 
-        return {"host": self.host, **auth_app_options(self.host, self.port, self.token_ttl_s)}
+        return protected_app(server, self.host, self.port, self.token_ttl_s)
 
 
 def parse_demo_options(argv: Sequence[str] | None = None) -> DemoOptions:

@@ -96,3 +96,26 @@ async def test_the_sign_in_screen_follows_the_steps(
         await connected(pilot)
         await wait_for(pilot, lambda: not isinstance(app.screen, SignInScreen))
         assert app.sign_in is None
+
+
+async def test_a_scope_challenge_signs_in_again_and_the_call_goes_through(
+    protected_url: str, data_dir: Path
+) -> None:
+    """`migrate_database` needs the admin scope: the call is answered 403 insufficient_scope, the
+    App signs in again with the union of the scopes, and the task is created."""
+    app = live_app(http_target(protected_url), remember_tasks=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot)
+        await app.create_task(CreateRequest("migrate_database", {}, None, True))
+        await wait_for(pilot, lambda: len(app.tasks) == 1, timeout=30)
+        assert only_task(app).tool_name == "migrate_database"
+        grants = [
+            frame
+            for frame in app.frames
+            if frame.direction == "in"
+            and frame.purpose == "OAuth: token request (authorization_code)"
+        ]
+        assert len(grants) == 2
+        assert any(frame.http_status == 403 for frame in app.frames)
+        (stored,) = (data_dir / "oauth").iterdir()
+        assert json.loads(stored.read_text())["tokens"]["scope"].split() == ["tasks", "admin"]

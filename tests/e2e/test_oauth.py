@@ -110,3 +110,27 @@ def test_a_denied_sign_in_says_why(protected_url: str, tmp_path: Path) -> None:
     assert "access_denied (the user said no)" in run.error["details"]["reason"]
     status = cli(data, "oauth", "status", "--url", protected_url)
     assert status.document == {"server": protected_url, "signedIn": False}
+
+
+def test_a_scope_challenge_steps_up(tmp_path: Path) -> None:
+    """`migrate_database` needs the admin scope: the call meets 403 insufficient_scope, signs in
+    again with the union of the scopes, and goes through; the stored grant has both scopes."""
+    data = tmp_path / "data"
+    with start_http_demo("extension", "--auth") as (url, _process):
+        call = cli(
+            data,
+            "tools",
+            "call",
+            "--url",
+            url,
+            "--tool-name",
+            "migrate_database",
+            "--task",
+            browser=browser_command(),
+        )
+        assert call.code == 0, call.stderr
+        assert call.document["status"] == "task_created"
+        assert "oauth: the server answered HTTP 403: authorizing" in call.stderr
+        assert "Traceback" not in call.stderr
+        status = cli(data, "oauth", "status", "--url", url)
+    assert status.document["scopes"] == ["tasks", "admin"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
@@ -142,9 +143,13 @@ class Authorizer:
         return f"Bearer {tokens.access_token}" if tokens and tokens.access_token else None
 
     async def _ready(self) -> OAuthClientProvider:
-        """The SDK provider, built (and its storage read) on first need."""
+        """The SDK provider, built (and its storage read) on first need. The SDK logs its flow's
+        failures with tracebacks; taskscope reports them itself, so that log goes nowhere."""
         if self._provider is not None:
             return self._provider
+        sdk_log = logging.getLogger("mcp.client.auth")
+        sdk_log.propagate = False
+        sdk_log.addHandler(logging.NullHandler())
         redirect_uri = None
         if self.settings.mode == "interactive":
             self._loopback = LoopbackReceiver()

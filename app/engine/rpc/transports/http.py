@@ -40,6 +40,7 @@ from app.engine.rpc.transports.http_bodies import (
     plain_headers,
 )
 from app.engine.rpc.transports.http_client import HttpClient, HttpResponse, make_http_client
+from app.engine.rpc.transports.http_resume import is_event_stream, resume_stream
 from app.engine.rpc.transports.http_routing import IDEMPOTENT_METHODS, routing_headers
 from app.engine.rpc.transports.sse_decoder import (
     EventTooLarge,
@@ -53,10 +54,6 @@ DELETE_TIMEOUT = 2.0
 LISTEN_READY_TIMEOUT = 5.0
 """How long the legacy handshake waits for the standalone GET stream to open (servers drop the
 questions they send while no stream is open)."""
-RESUME_ATTEMPTS = 5
-DEFAULT_RETRY_MS = 1000
-"""SEP-1699: how often, and after how long when the server set no `retry:`, a POST's SSE stream
-that ended without its answer is resumed with GET and `Last-Event-ID`."""
 
 
 class StreamableHttpTransport:
@@ -197,11 +194,13 @@ class StreamableHttpTransport:
                 if not refused:
                     break
                 assert self._auth is not None
+                asks = http_failure(response, body_text(refusal))
+                asks.message += " (the server asks for authorization)"
+                plain = plain_headers(response)
+                self._sink_incoming(failure_inbound(asks, body_text(refusal), plain, rpc_id))
                 failure = await self._auth.again(response, refusal, sent, headers)
                 if failure is None:
                     continue
-                plain = plain_headers(response)
-                self._sink_incoming(failure_inbound(failure, body_text(refusal), plain, rpc_id))
                 break
             if failure is not None and rpc_id is not None and self._resumable(position):
                 failure = await self._resume(rpc_id, position)
@@ -308,39 +307,10 @@ class StreamableHttpTransport:
         return self._era == "legacy" and bool(position.last_event_id)
 
     async def _resume(self, rpc_id: str | int, position: StreamPosition) -> TransportError | None:
-        """Resume a POST's SSE stream that ended before its answer: wait the server's `retry:`
-        interval, GET with `Last-Event-ID`, and read the answer there; a bounded number of times."""
-        client = self._client
-        assert client is not None
-        for _ in range(RESUME_ATTEMPTS):
-            wait_ms = position.retry_ms if position.retry_ms is not None else DEFAULT_RETRY_MS
-            await asyncio.sleep(wait_ms / 1000)
-            headers = {
-                "Accept": "text/event-stream",
-                **self.base_headers(),
-                "Last-Event-ID": position.last_event_id,
-            }
-            resumed_from = position.last_event_id
-            exchange = client.stream("GET", self._target.url, headers=headers, long_lived=True)
-            async with exchange as response:
-                plain = plain_headers(response)
-                if response.status_code >= 400 or "text/event-stream" not in plain.get(
-                    "content-type", ""
-                ):
-                    text = body_text(await response.aread())
-                    failure = http_failure(response, text)
-                    return TransportError(
-                        "closed",
-                        "the server ended the SSE response without answering, and resuming it "
-                        f"(GET, Last-Event-ID {resumed_from}) got {failure.message}",
-                        http_status=response.status_code,
-                    )
-                if await self._read_sse(response, rpc_id, plain, position, until_answered=True):
-                    return None
-        return TransportError(
-            "closed",
-            f"the server ended the SSE response without answering, also after {RESUME_ATTEMPTS} "
-            "resumptions with Last-Event-ID",
+        """Resume a POST's SSE stream that ended before its answer (http_resume.py)."""
+        assert self._client is not None
+        return await resume_stream(
+            self._client, self._target.url, self.base_headers, self._read_sse, rpc_id, position
         )
 
     def _dispatch_events(
@@ -377,9 +347,7 @@ class StreamableHttpTransport:
                 if not opened.done():
                     opened.set_result(None)
                 plain = plain_headers(response)
-                if response.status_code >= 400 or "text/event-stream" not in plain.get(
-                    "content-type", ""
-                ):
+                if not is_event_stream(response, plain):
                     return
                 await self._read_sse(response, None, plain)
         except client.errors:
