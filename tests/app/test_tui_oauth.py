@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
+from app.engine.oauth.store import CredentialStore
 from app.engine.safety.redact import REDACTED
 from tests.support.auth_browser import browser_command, visit
 from tests.support.demo_servers import start_http_demo
@@ -119,3 +120,23 @@ async def test_a_scope_challenge_signs_in_again_and_the_call_goes_through(
         assert any(frame.http_status == 403 for frame in app.frames)
         (stored,) = (data_dir / "oauth").iterdir()
         assert json.loads(stored.read_text())["tokens"]["scope"].split() == ["tasks", "admin"]
+
+
+async def test_after_logout_the_next_start_signs_in_again(
+    protected_url: str, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Signed in once, the App starts again without a sign-in; after `taskscope oauth logout`
+    (the store's `remove`) it asks for one again."""
+    target = http_target(protected_url)
+    first = live_app(target, remember_tasks=False)
+    async with first.run_test(size=SIZE) as pilot:
+        await connected(pilot)
+    monkeypatch.setenv("BROWSER", "true")
+    again = live_app(target, remember_tasks=False)
+    async with again.run_test(size=SIZE) as pilot:
+        await connected(pilot)
+        assert again.sign_in is None
+    assert CredentialStore(protected_url).remove()
+    after = live_app(target, remember_tasks=False)
+    async with after.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(after.screen, SignInScreen))
