@@ -84,7 +84,8 @@ async def open_log_on(
     press enter on it; returns that frame once the exchange view is open."""
     await pilot.press("L")
     log = app.query_one(RpcLog)
-    await wait_for(pilot, lambda: log.has_focus and bool(log.frames))
+    # The frame may still be in the App's batcher when the caller's request has returned.
+    await wait_for(pilot, lambda: log.has_focus and any(wanted(frame) for frame in log.frames))
     await pilot.press("home")
     for _ in range(len(log.frames)):
         frame = log.cursor_frame
