@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
-from app.engine.oauth.authorizer import challenge_of
 from app.engine.oauth.exchanges import learn_from_response, shown_body
 from app.engine.oauth.loopback import LoopbackReceiver
 from app.engine.oauth.settings import OAuthSettings
 from app.engine.oauth.store import CredentialStore
 from app.engine.rpc.correlation import Correlator
 from app.engine.rpc.transports.base import TransportError
+from app.engine.rpc.transports.http_auth import challenge_of
 from app.engine.safety.redact import REDACTED, Redactor, learn_secrets
 
 SERVER = "https://mcp.example/mcp"

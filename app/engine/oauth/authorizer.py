@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from app.engine.oauth.exchanges import exchange_of, purpose_of
+from app.engine.oauth.exchanges import exchange_of, purpose_of, request_kind
 from app.engine.oauth.loopback import LoopbackReceiver, SignInDenied
 from app.engine.oauth.providers import build_provider
 from app.engine.oauth.settings import OAuthSettings
@@ -152,8 +152,7 @@ class Authorizer:
         sdk_log.addHandler(logging.NullHandler())
         redirect_uri = None
         if self.settings.mode == "interactive":
-            self._loopback = LoopbackReceiver()
-            await self._loopback.open(await self._stored_port())
+            self._loopback = await self._reserved_loopback()
             redirect_uri = self._loopback.redirect_uri
         self._provider = build_provider(
             self.server_url,
@@ -166,13 +165,18 @@ class Authorizer:
         await self._provider._initialize()
         return self._provider
 
-    async def _stored_port(self) -> int:
-        """The loopback port the stored registration was made with (the redirect must match)."""
+    async def _reserved_loopback(self) -> LoopbackReceiver:
+        """The loopback for the redirect: on the port the stored registration was made with (the
+        redirect must match; it listens only once a sign-in starts), else on a fresh port, which
+        the registration about to be made will name."""
+        receiver = LoopbackReceiver()
         info = await self.store.get_client_info()
         for uri in info.redirect_uris or [] if info is not None else []:
             if uri.host == "127.0.0.1" and uri.port:
-                return uri.port
-        return 0
+                receiver.port = uri.port
+                return receiver
+        await receiver.open()
+        return receiver
 
     async def _refresh(self, provider: OAuthClientProvider) -> None:
         """Refresh the token; a refresh the server refuses drops the stored tokens."""
@@ -182,7 +186,7 @@ class Authorizer:
         after = self.current()
         if after is not None and after != before:
             self._step("refreshed", "access token refreshed")
-        elif provider.context.current_tokens is None or after == before:
+        else:
             provider.context.clear_tokens()
             self.store.forget_tokens()
 
@@ -308,15 +312,14 @@ class Authorizer:
         """Name the step a successful answer completes."""
         if response.status_code >= 300:
             return
-        purpose = purpose_of(request.method, str(request.url), body)
+        kind = request_kind(request.method, body)
         host = request.url.host
-        if "metadata" in purpose:
-            self._step(
-                "discovered", f"{purpose.removeprefix('OAuth: ')} from {host}", str(request.url)
-            )
-        elif "registration" in purpose:
+        if kind == "metadata":
+            purpose = purpose_of(request.method, str(request.url), body).removeprefix("OAuth: ")
+            self._step("discovered", f"{purpose} from {host}", str(request.url))
+        elif kind == "registration":
             self._step("registered", f"registered as a client of {host}")
-        elif "token request" in purpose:
+        else:
             self._step("token", f"token received from {host}")
 
     async def _on_redirect(self, authorization_url: str) -> None:
@@ -374,18 +377,6 @@ def _bounded(text: str, limit: int = 300) -> str:
     """Server-given text made one bounded line of printable characters."""
     printable = "".join(ch if ch.isprintable() else " " for ch in text)
     return printable if len(printable) <= limit else printable[:limit] + "…"
-
-
-def challenge_of(status: int, headers: Mapping[str, str]) -> bool:
-    """Whether an HTTP answer asks for authorization: 401, or 403 with `insufficient_scope`."""
-    if status == 401:
-        return True
-    if status != 403:
-        return False
-    challenge = next(
-        (value for name, value in headers.items() if name.lower() == "www-authenticate"), ""
-    )
-    return "insufficient_scope" in challenge
 
 
 def authorizer_for(target: Target, observer: AuthObserver | None) -> Authorizer | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import parse_qsl, quote, urlsplit
 
 from app.engine.oauth.steps import AuthExchange
@@ -36,8 +36,25 @@ _REDACTOR = Redactor()
 """Hides what every redactor hides: `Authorization` headers and the learned secrets."""
 
 
+RequestKind = Literal["metadata", "registration", "token"]
+
+
+def request_kind(method: str, body: bytes) -> RequestKind:
+    """What a request of the flow is for: the flow GETs metadata and POSTs a registration (JSON)
+    or a token request (a form with `grant_type`)."""
+    if method != "POST":
+        return "metadata"
+    return "token" if b"grant_type=" in body else "registration"
+
+
 def purpose_of(method: str, url: str, body: bytes) -> str:
     """Why the flow sent this request, in words."""
+    kind = request_kind(method, body)
+    if kind == "token":
+        grant = dict(parse_qsl(body.decode("utf-8", "replace"))).get("grant_type", "")
+        return f"OAuth: token request ({grant or 'no grant type'})"
+    if kind == "registration":
+        return "OAuth: client registration (RFC 7591)"
     path = urlsplit(url).path
     if "/.well-known/oauth-protected-resource" in path:
         return "OAuth: protected resource metadata (RFC 9728)"
@@ -45,11 +62,6 @@ def purpose_of(method: str, url: str, body: bytes) -> str:
         return "OAuth: authorization server metadata (RFC 8414)"
     if "/.well-known/openid-configuration" in path:
         return "OAuth: OpenID provider metadata"
-    if method == "POST" and b"grant_type=" in body:
-        grant = dict(parse_qsl(body.decode("utf-8", "replace"))).get("grant_type", "")
-        return f"OAuth: token request ({grant or 'no grant type'})"
-    if method == "POST":
-        return "OAuth: client registration (RFC 7591)"
     return "OAuth: metadata"
 
 

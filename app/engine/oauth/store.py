@@ -51,6 +51,9 @@ class CredentialStore:
     def __init__(self, server_url: str, folder: Path | None = None) -> None:
         self.server_url = server_url
         self.path = credentials_path(server_url, folder)
+        self._read_as: tuple[tuple[int, int], dict[str, Any]] | None = None
+        """The document last read, with the file's (mtime, size) then: a sign-in asks for
+        several of its parts at once, and the file is parsed again only when it changed."""
 
     # -- the SDK's TokenStorage ---------------------------------------------------------------
 
@@ -134,6 +137,7 @@ class CredentialStore:
 
     def remove(self) -> bool:
         """Delete everything stored for the server; whether there was anything."""
+        self._read_as = None
         try:
             self.path.unlink()
         except FileNotFoundError:
@@ -141,6 +145,18 @@ class CredentialStore:
         return True
 
     def _read(self) -> dict[str, Any]:
+        try:
+            stat = self.path.stat()
+        except OSError:
+            return {}
+        signature = (stat.st_mtime_ns, stat.st_size)
+        if self._read_as is not None and self._read_as[0] == signature:
+            return dict(self._read_as[1])
+        document = self._parse()
+        self._read_as = (signature, document)
+        return dict(document)
+
+    def _parse(self) -> dict[str, Any]:
         try:
             with self.path.open("rb") as handle:
                 raw = handle.read(MAX_FILE_BYTES + 1)
@@ -159,6 +175,7 @@ class CredentialStore:
     def _write(self, document: dict[str, Any]) -> None:
         """Replace the file atomically; it is created 0600 in a 0700 folder, never wider."""
         document["server"] = self.server_url
+        self._read_as = None
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         temporary = self.path.with_suffix(f".{os.getpid()}.tmp")
         descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

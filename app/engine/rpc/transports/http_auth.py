@@ -34,8 +34,6 @@ class AuthGate:
     def refuses(self, response: HttpResponse, sent: str | None) -> bool:
         """Whether `response` asks for authorization (401, 403 `insufficient_scope`); any other
         answer to a request that carried a token counts as the server taking it."""
-        from app.engine.oauth.authorizer import challenge_of
-
         if challenge_of(response.status_code, response.headers):
             return True
         if sent is not None and response.status_code < 400:
@@ -65,3 +63,15 @@ class AuthGate:
         failure.message = f"{failure.message} ({reason})"
         failure.args = (failure.message,)
         return failure
+
+
+def challenge_of(status: int, headers: Mapping[str, str]) -> bool:
+    """Whether an HTTP answer asks for authorization: 401, or 403 with `insufficient_scope`."""
+    if status == 401:
+        return True
+    if status != 403:
+        return False
+    challenge = next(
+        (value for name, value in headers.items() if name.lower() == "www-authenticate"), ""
+    )
+    return "insufficient_scope" in challenge
