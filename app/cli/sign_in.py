@@ -6,7 +6,8 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from app.cli.output import Output
-from app.engine.oauth.steps import AuthStep, open_browser
+from app.engine.oauth.browser import open_browser
+from app.engine.oauth.steps import AuthStep
 from app.engine.safety.sanitize import clean_text
 
 

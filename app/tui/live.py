@@ -37,7 +37,8 @@ from app.engine.tasks.contract import CreateOutcome
 from app.engine.tasks.events import TaskEvent
 from app.engine.tasks.factory import WireAdapter
 from app.engine.tasks.models import TERMINAL_STATUSES, InputRequest
-from app.tui.sign_in import SignInListener, SignInNote
+from app.tui.sign_in import SignInNote
+from app.view.sign_in import SignInListener
 from app.view.source import (
     ConnectionState,
     EventSink,

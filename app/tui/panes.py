@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 def follow_sign_in(app: TaskscopeApp, state: SignInState) -> None:
     """Open the sign-in screen when a server wants the person to sign in (again for a new
     authorization URL, after escape hid it), keep it up to date, close it once signed in."""
-    from app.engine.oauth.steps import launch_browser
+    from app.engine.oauth.browser import launch_browser
     from widgets.sign_in_screen import SignInScreen
 
     shown = app.sign_in

@@ -7,7 +7,7 @@ cancelling or answering raise `SourceUnavailable`, which the App shows as a noti
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from app.engine.record.recording import SessionInfo
@@ -16,7 +16,7 @@ from app.engine.rpc.tool_info import ToolInfo
 from app.engine.tasks.contract import CreateOutcome
 from app.engine.tasks.events import TaskEvent
 from app.engine.tasks.models import InputRequest
-from app.view.sign_in import SignInState
+from app.view.sign_in import SignInListener
 from app.view.source import (
     ConnectionState,
     EventSink,
@@ -65,7 +65,7 @@ class RecordedSource:
     def connection_note(self) -> str | None:
         return None
 
-    def on_sign_in(self, listener: Callable[[SignInState], None]) -> None:
+    def on_sign_in(self, listener: SignInListener) -> None:
         return None
 
     async def list_tools(self) -> Sequence[ToolInfo]:

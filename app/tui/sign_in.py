@@ -3,13 +3,10 @@ URL, and each step becomes a `SignInState` for the header and the sign-in screen
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from app.engine.oauth.steps import AuthStep, open_browser
+from app.engine.oauth.browser import open_browser
+from app.engine.oauth.steps import AuthStep
 from app.engine.safety.sanitize import clean_text
-from app.view.sign_in import SignInState
-
-SignInListener = Callable[[SignInState], None]
+from app.view.sign_in import SignInListener, SignInState
 
 
 class SignInNote:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from app.engine.rpc.tool_info import ToolInfo
     from app.engine.tasks.contract import CreateOutcome
     from app.engine.tasks.models import InputRequest
-    from app.view.sign_in import SignInState
+    from app.view.sign_in import SignInListener
     from app.view.source import ConnectionState, EventSink, FrameSink
 
 History = Callable[[], "Sequence[Entry]"]
@@ -96,7 +96,7 @@ class LoadingSource:
     def connection_note(self) -> str | None:
         return None
 
-    def on_sign_in(self, listener: Callable[[SignInState], None]) -> None:
+    def on_sign_in(self, listener: SignInListener) -> None:
         return None
 
     async def list_tools(self) -> Sequence[ToolInfo]:

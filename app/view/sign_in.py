@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 MAX_STEPS = 20
@@ -47,3 +48,7 @@ class SignInState:
         if self.failed is not None:
             return f"sign-in failed: {self.failed}"
         return f"signing in: {self.steps[-1]}" if self.steps else None
+
+
+SignInListener = Callable[[SignInState], None]
+"""Who hears each change of a sign-in (the App, through a message)."""

@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # annotations only: the App's first frame does not load the e
     from app.engine.tasks.contract import CreateOutcome
     from app.engine.tasks.events import TaskEvent
     from app.engine.tasks.models import InputRequest
-    from app.view.sign_in import SignInState
+    from app.view.sign_in import SignInListener
 
 ConnectionState = Literal["loading", "connecting", "connected", "reconnecting", "closed", "failed"]
 """`loading`: the App is on screen while the engine modules load (before the source exists)."""
@@ -46,7 +46,7 @@ class TaskSource(Protocol):
         """What the header adds to the state, e.g. "reconnecting in 4 s (attempt 3)"."""
         ...
 
-    def on_sign_in(self, listener: Callable[[SignInState], None]) -> None:
+    def on_sign_in(self, listener: SignInListener) -> None:
         """Tell `listener` each step of a sign-in the server asks for (sources that never sign
         in never call it)."""
         ...

@@ -17,11 +17,12 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
+from app.engine.oauth.browser import BrowserObserver
 from app.engine.oauth.exchanges import exchange_of, purpose_of, request_kind
 from app.engine.oauth.loopback import LoopbackReceiver, SignInDenied
 from app.engine.oauth.providers import build_provider
 from app.engine.oauth.settings import OAuthSettings
-from app.engine.oauth.steps import AuthExchange, AuthObserver, AuthStep, BrowserObserver, StepKind
+from app.engine.oauth.steps import AuthExchange, AuthObserver, AuthStep, StepKind
 from app.engine.oauth.store import CredentialStore
 from app.engine.rpc.targets import HttpTarget, Target
 from app.engine.safety.redact import Redactor, learn_secrets
