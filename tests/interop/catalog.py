@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from tests.support.demo_servers import start_http_server
+from tests.support.demo_servers import free_port, start_http_server, wait_for_port
 from tests.support.node_tools import node_command, node_env, npm_install
 from tests.support.python_tools import venv_python
 
@@ -314,3 +314,29 @@ def target_flags(server: Server, transport: Transport, url: str | None) -> list[
 def python() -> str:
     """The interpreter running the tests (and so taskscope)."""
     return sys.executable
+
+
+OAUTH_FAMILY = f"TypeScript SDK 1.32.2 example with --oauth ({TS_SDK[0]}@{TS_SDK[1]})"
+"""The OAuth-protected independent server: `simpleStreamableHttp.js --oauth`, the SDK's
+authorization server (dynamic registration, PKCE, approval at once) on a second port. Its
+registrations carry a client secret but no `token_endpoint_auth_method`, and its metadata lists
+`client_secret_post` and `none`; with `--oauth-strict` it takes only tokens issued for its own
+resource (RFC 8707)."""
+
+
+@contextmanager
+def running_protected(*, strict: bool) -> Iterator[str]:
+    """Start the OAuth-protected server; yield its URL as its metadata names it (`localhost`,
+    which the resource check compares with the URL taskscope was given)."""
+    auth_port = free_port()
+
+    def launch(port: int) -> tuple[list[str], dict[str, str]]:
+        script = npm_install(*TS_SDK) / "dist/esm/examples/server/simpleStreamableHttp.js"
+        flags = ["--oauth", *(["--oauth-strict"] if strict else [])]
+        return node_command(script, *flags), node_env(
+            {"MCP_PORT": str(port), "MCP_AUTH_PORT": str(auth_port)}
+        )
+
+    with start_http_server(launch, "ts-sdk-oauth", START_TIMEOUT_S) as (url, process):
+        wait_for_port(auth_port, timeout=START_TIMEOUT_S, process=process)
+        yield url.replace("127.0.0.1", "localhost", 1)

@@ -162,6 +162,7 @@ class Authorizer:
             redirect_uri,
             self._on_redirect,
             self._on_callback,
+            lambda variant: self._step("registered", variant),
         )
         await self._provider._initialize()
         return self._provider

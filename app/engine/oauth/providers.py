@@ -3,9 +3,11 @@
 `interactive` is `OAuthClientProvider` (authorization code with PKCE, dynamic registration or a
 Client ID Metadata Document or a pre-registered client); `client_credentials` is the SDK's
 `ClientCredentialsOAuthProvider`, or `PrivateKeyJWTOAuthProvider` with a key. Where the SDK falls
-short, this module fills in: a pre-registered client's token endpoint auth method is chosen from
-the authorization server's metadata (the SDK would use whatever the record says), and tokens read
-back from storage get their expiry again (the SDK forgets it, so a stored token never refreshes).
+short, this module fills in: the token endpoint auth method of a pre-registered client, and of a
+registration answered with a secret but no method (the TypeScript SDK's authorization server does
+that), is chosen from the authorization server's metadata (the SDK would send no secret at all),
+and tokens read back from storage get their expiry again (the SDK forgets it, so a stored token
+never refreshes).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
 
 CLIENT_NAME = "taskscope"
 RedirectHandler = Callable[[str], Awaitable[None]]
+VariantHandler = Callable[[str], None]
 CallbackHandler = Callable[[], Awaitable["AuthorizationCodeResult"]]
 
 
@@ -33,8 +36,10 @@ def build_provider(
     redirect_uri: str | None,
     redirect_handler: RedirectHandler,
     callback_handler: CallbackHandler,
+    on_variant: VariantHandler,
 ) -> OAuthClientProvider:
-    """The SDK provider for `settings`; `redirect_uri` is the loopback listener's (interactive)."""
+    """The SDK provider for `settings`; `redirect_uri` is the loopback listener's (interactive);
+    `on_variant` hears, in words, of an authorization server that strayed from the RFCs."""
     from mcp.client.auth import OAuthClientProvider
     from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata
 
@@ -68,8 +73,16 @@ def build_provider(
                 self.context.client_info = pre_registered
 
         async def _perform_authorization(self) -> Any:
+            info = self.context.client_info
             if pre_registered is not None:
                 _pick_auth_method(self)
+            elif info is not None and info.client_secret and not info.token_endpoint_auth_method:
+                chosen = _pick_auth_method(self) or "none (no secret method is listed)"
+                await store.set_client_info(info)
+                on_variant(
+                    "the registration came with a client secret but no "
+                    f"token_endpoint_auth_method: using {chosen}"
+                )
             return await super()._perform_authorization()
 
     return TaskscopeProvider(
@@ -129,15 +142,17 @@ def _restore_expiry(provider: OAuthClientProvider, store: CredentialStore) -> No
         provider.context.token_expiry_time = expires_at
 
 
-def _pick_auth_method(provider: OAuthClientProvider) -> None:
-    """A pre-registered client authenticates at the token endpoint as the server's metadata
-    allows: `client_secret_basic` when listed (or nothing is), else `client_secret_post`."""
+def _pick_auth_method(provider: OAuthClientProvider) -> str | None:
+    """A client with a secret authenticates at the token endpoint as the server's metadata
+    allows: `client_secret_basic` when listed (or nothing is: RFC 7591's default), else
+    `client_secret_post`; returns the method chosen, if any."""
     info = provider.context.client_info
     if info is None or not info.client_secret:
-        return
+        return None
     metadata = provider.context.oauth_metadata
     supported = list(metadata.token_endpoint_auth_methods_supported or []) if metadata else []
     if not supported or "client_secret_basic" in supported:
         info.token_endpoint_auth_method = "client_secret_basic"
     elif "client_secret_post" in supported:
         info.token_endpoint_auth_method = "client_secret_post"
+    return info.token_endpoint_auth_method
