@@ -42,6 +42,12 @@ def app_commands(app: TaskscopeApp) -> Iterator[SystemCommand]:
         "Remove the rows of tasks the server no longer knows",
         app.action_clear_gone,
     )
+    if not app.readonly:
+        yield SystemCommand(
+            "Sign out",
+            "Forget this server's OAuth sign-in; the next refusal signs in again",
+            app.action_sign_out,
+        )
 
 
 def task_title(task_id: str, tool: str | None, status: str) -> str:

@@ -245,6 +245,16 @@ class LiveSource:
         label = self.target.label
         self._sign_in.listen(lambda state: listener(self.shown.value(state.of_server(label))))
 
+    async def sign_out(self) -> bool:
+        """Forget this server's OAuth sign-in; the next request it refuses signs in again."""
+        authorizer = self._session.authorizer
+        if authorizer is None:
+            raise SourceUnavailable(
+                "taskscope holds no sign-in for this server (it asked for none, or the "
+                "credentials come from --bearer, a header or --auth-mode none)"
+            )
+        return await authorizer.sign_out()
+
     def _on_connection(self, event: ConnectionEvent) -> None:
         """After a legacy reconnect, import what `tasks/list` shows the new session."""
         capabilities = self._session.capabilities

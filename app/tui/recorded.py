@@ -68,6 +68,9 @@ class RecordedSource:
     def on_sign_in(self, listener: SignInListener) -> None:
         return None
 
+    async def sign_out(self) -> bool:
+        raise SourceUnavailable(READ_ONLY)
+
     async def list_tools(self) -> Sequence[ToolInfo]:
         return self.tools
 

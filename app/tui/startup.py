@@ -99,6 +99,9 @@ class LoadingSource:
     def on_sign_in(self, listener: SignInListener) -> None:
         return None
 
+    async def sign_out(self) -> bool:
+        raise SourceUnavailable(STILL_LOADING)
+
     async def list_tools(self) -> Sequence[ToolInfo]:
         raise SourceUnavailable(STILL_LOADING)
 

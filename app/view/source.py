@@ -51,6 +51,11 @@ class TaskSource(Protocol):
         in never call it)."""
         ...
 
+    async def sign_out(self) -> bool:
+        """Forget the server's sign-in (the next refusal signs in again); whether any was
+        stored. Raises `SourceUnavailable` where nothing signs in."""
+        ...
+
     async def list_tools(self) -> Sequence[ToolInfo]: ...
 
     async def create(

@@ -19,6 +19,7 @@ from tests.support.auth_browser import browser_command, visit
 from tests.support.demo_servers import start_http_demo
 from tests.support.tui_helpers import SIZE, connected, http_target, live_app, only_task, wait_for
 from widgets.arguments_form import CreateRequest
+from widgets.confirm import ConfirmModal
 from widgets.sign_in_screen import SignInScreen
 
 pytestmark = pytest.mark.timeout(90)
@@ -140,3 +141,35 @@ async def test_after_logout_the_next_start_signs_in_again(
     after = live_app(target, remember_tasks=False)
     async with after.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(after.screen, SignInScreen))
+
+
+async def test_sign_out_from_the_palette_then_the_next_call_signs_in_again(
+    protected_url: str, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "Sign out" in the palette asks first, removes the stored sign-in, and the next request
+    the server refuses brings the sign-in screen back; after it, the call goes through."""
+    app = live_app(http_target(protected_url), remember_tasks=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot)
+        assert any((data_dir / "oauth").iterdir())
+        monkeypatch.setenv("BROWSER", "true")
+        await pilot.press("ctrl+p")
+        await pilot.press(*"sign out")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not any((data_dir / "oauth").iterdir()))
+        create = asyncio.ensure_future(
+            app.create_task(CreateRequest("build_report", {"quarter": "Q4"}, None, True))
+        )
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, SignInScreen) and app.screen.state.url is not None
+        )
+        screen = app.screen
+        assert isinstance(screen, SignInScreen) and screen.state.url is not None
+        await asyncio.to_thread(visit, screen.state.url, False)
+        await create
+        await wait_for(pilot, lambda: len(app.tasks) == 1)
+        await wait_for(pilot, lambda: only_task(app).status == "completed", timeout=60)
+        sent = [frame.purpose for frame in app.frames if frame.direction == "out"]
+        assert sent.count("OAuth: client registration (RFC 7591)") == 2

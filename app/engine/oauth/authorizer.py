@@ -128,6 +128,18 @@ class Authorizer:
             await self._drive(provider, (status, headers, body), request_headers)
             return self.current() is not None
 
+    async def sign_out(self) -> bool:
+        """Forget the sign-in: the stored credentials go, and the next request the server
+        refuses signs in afresh (a new registration too); whether anything was stored."""
+        async with self._lock:
+            removed = self.store.remove()
+            await self.close()
+            self._provider = None
+            self._loopback = None
+            self._loaded = False
+            self._rounds = 0
+            return removed
+
     def accepted(self) -> None:
         """The server took the token: the next refusal starts counting again."""
         self._rounds = 0
