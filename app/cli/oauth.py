@@ -22,8 +22,8 @@ from app.engine.rpc.targets import HttpTarget
 async def oauth_command(options: Options, out: Output) -> int:
     """Run the `oauth` verb the command line names."""
     target = target_from_args(options.target)
-    if not isinstance(target, HttpTarget) or target.transport != "streamable":
-        raise usage_error("oauth needs --url of a Streamable HTTP server")
+    if not isinstance(target, HttpTarget):
+        raise usage_error("oauth needs --url of an HTTP server")
     store = CredentialStore(target.url)
     if options.verb == "logout":
         out.result({"server": target.url, "removed": store.remove()})

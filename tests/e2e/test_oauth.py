@@ -5,17 +5,25 @@ sign-in, logout, and no token or client secret in anything taskscope printed or 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.support.auth_browser import browser_command
+from app.engine.oauth.authorizer import authorizer_for
+from app.engine.oauth.steps import AuthStep
+from app.engine.rpc.targets import HttpTarget
+from app.engine.rpc.transports.base import Inbound, TransportError
+from app.engine.rpc.transports.http_auth import AuthGate
+from app.engine.rpc.transports.sse import SseTransport
+from tests.support.auth_browser import browser_command, visit
 from tests.support.cli_helpers import Run, clean_env, run_cli
-from tests.support.demo_servers import start_http_demo
+from tests.support.demo_servers import serving, start_http_demo
 
 NO_BROWSER = "false"
 """A `$BROWSER` that opens nothing: a run that needs a new sign-in cannot get one."""
@@ -134,3 +142,88 @@ def test_a_scope_challenge_steps_up(tmp_path: Path) -> None:
         assert "Traceback" not in call.stderr
         status = cli(data, "oauth", "status", "--url", url)
     assert status.document["scopes"] == ["tasks", "admin"]
+
+
+def test_sign_in_over_the_deprecated_sse_transport(tmp_path: Path) -> None:
+    """HTTP+SSE behind the SDK's authorization middleware: the GET of the stream meets 401,
+    taskscope signs in and opens the stream again with the token; the next run reuses it, and a
+    refused sign-in ends the wait for the endpoint with the reason instead of a timeout."""
+    with serving("tests.support.servers.sdk_server", "--transport", "sse", "--auth") as base:
+        url = f"{base}/sse"
+        flags = ["--url", url, "--transport", "sse"]
+        echo = ["tools", "call", *flags, "--tool-name", "echo", "--tool-args", '{"text": "hi"}']
+        data = tmp_path / "data"
+        signed = cli(data, *echo, browser=browser_command())
+        assert signed.code == 0, signed.stderr
+        assert signed.document["content"][0]["text"] == "hi"
+        assert "oauth: token received from 127.0.0.1" in signed.stderr
+        again = cli(data, *echo)
+        assert again.code == 0 and "oauth:" not in again.stderr
+        status = cli(data, "oauth", "status", *flags)
+        assert status.document["signedIn"] is True and status.document["scopes"] == ["tasks"]
+        for secret in stored_secrets(data):
+            assert secret not in signed.stdout + signed.stderr + again.stdout + status.stdout
+
+        denied = cli(tmp_path / "other", *echo, browser=browser_command(deny=True))
+    assert denied.code == 1
+    assert "access_denied" in denied.error["details"]["reason"]
+
+
+class Heard:
+    """A sign-in observer that lets the test be the person: it only notes the URL."""
+
+    def __init__(self) -> None:
+        self.url: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+
+    def on_step(self, step: AuthStep) -> None:
+        return None
+
+    async def sign_in(self, authorization_url: str) -> None:
+        self.url.set_result(authorization_url)
+
+
+class Sink:
+    """Where the SSE transport reports: the inbound answers, and the refusal it met."""
+
+    def __init__(self) -> None:
+        self.inbound: list[Inbound] = []
+
+    def on_outgoing(self, message: dict[str, Any], headers: Mapping[str, str]) -> None:
+        return None
+
+    def on_incoming(self, inbound: Inbound) -> None:
+        self.inbound.append(inbound)
+
+    def on_request_failed(self, rpc_id: str | int, error: TransportError) -> None:
+        return None
+
+    def on_message_lost(self, error: TransportError) -> None:
+        return None
+
+    def on_closed(self, error: TransportError) -> None:
+        return None
+
+
+async def test_a_slow_sign_in_outlasts_the_wait_for_the_sse_endpoint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The person takes longer than the endpoint wait: it does not count while they sign in."""
+    monkeypatch.setenv("TASKSCOPE_DATA_DIR", str(tmp_path / "data"))
+    with serving("tests.support.servers.sdk_server", "--transport", "sse", "--auth") as base:
+        target = HttpTarget(url=f"{base}/sse", transport="sse")
+        heard = Heard()
+        authorizer = authorizer_for(target, heard)
+        assert authorizer is not None
+        transport = SseTransport(target, AuthGate(authorizer), endpoint_timeout=0.2)
+        sink = Sink()
+        started = asyncio.ensure_future(transport.start(sink))
+        url = await asyncio.wait_for(heard.url, 30)
+        await asyncio.sleep(0.5)  # longer than the endpoint wait: only a longer wait is tested
+        assert not started.done()
+        await asyncio.to_thread(visit, url, False)
+        try:
+            await asyncio.wait_for(started, 30)
+            assert sink.inbound[0].http_status == 401
+        finally:
+            await transport.close()
+            await authorizer.close()

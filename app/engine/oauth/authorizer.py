@@ -394,9 +394,9 @@ def _bounded(text: str, limit: int = 300) -> str:
 
 
 def authorizer_for(target: Target, observer: AuthObserver | None) -> Authorizer | None:
-    """The authorizer of `target`: for a Streamable HTTP server that the user gave no
-    credentials for, unless `--auth-mode none`."""
-    if not isinstance(target, HttpTarget) or target.transport != "streamable":
+    """The authorizer of `target`: for an HTTP server (Streamable HTTP or HTTP+SSE) that the
+    user gave no credentials for, unless `--auth-mode none`."""
+    if not isinstance(target, HttpTarget):
         return None
     if target.oauth.mode == "none" or target.bearer:
         return None

@@ -2,7 +2,10 @@
 
 Dual-era by default (answers `server/discover` and `initialize`); `--legacy-only` makes it a
 2025-11-25-only server the way real legacy servers behave, so era negotiation has to fall back.
-Run: python -m tests.support.servers.sdk_server --transport stdio|http [--port N] [--legacy-only]
+`--auth` (HTTP and SSE) puts it behind the SDK's own authorization middleware and routes, with
+the demo's in-memory authorization server (which approves every sign-in) as the provider.
+Run: python -m tests.support.servers.sdk_server --transport stdio|http|sse [--port N]
+[--legacy-only] [--auth]
 """
 
 from __future__ import annotations
@@ -24,9 +27,9 @@ class Name(BaseModel):
     name: str
 
 
-def build_server(*, legacy_only: bool) -> MCPServer[Any]:
+def build_server(*, legacy_only: bool, auth: dict[str, Any] | None = None) -> MCPServer[Any]:
     server: MCPServer[Any] = MCPServer(
-        "conn-test", version="0.1.0", instructions="connection test server"
+        "conn-test", version="0.1.0", instructions="connection test server", **(auth or {})
     )
 
     @server.tool(description="Echo the text back")
@@ -63,13 +66,35 @@ async def serve_legacy_stdio(server: MCPServer[Any]) -> None:
         )
 
 
+def protection(port: int, transport: str) -> dict[str, Any]:
+    """`MCPServer` arguments that require a token from the demo's authorization server."""
+    from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions
+
+    from app.demo.auth_server import SCOPE, DemoAuthProvider
+
+    base = f"http://127.0.0.1:{port}"
+    provider = DemoAuthProvider(token_ttl_s=3600)
+    settings = AuthSettings(
+        issuer_url=base,  # type: ignore[arg-type]
+        resource_server_url=f"{base}/{'sse' if transport == 'sse' else 'mcp'}",  # type: ignore[arg-type]
+        client_registration_options=ClientRegistrationOptions(
+            enabled=True, valid_scopes=[SCOPE], default_scopes=[SCOPE]
+        ),
+        required_scopes=[SCOPE],
+        validate_token_resource=True,
+    )
+    return {"auth": settings, "auth_server_provider": provider}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--transport", choices=["stdio", "http", "sse"], default="stdio")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--legacy-only", action="store_true")
+    parser.add_argument("--auth", action="store_true")
     args = parser.parse_args()
-    server = build_server(legacy_only=args.legacy_only)
+    auth = protection(args.port, args.transport) if args.auth else None
+    server = build_server(legacy_only=args.legacy_only, auth=auth)
     if args.transport == "stdio":
         if args.legacy_only:
             anyio.run(serve_legacy_stdio, server)

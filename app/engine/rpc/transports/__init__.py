@@ -15,16 +15,18 @@ __all__ = ["Transport", "TransportError", "make_transport"]
 
 def make_transport(target: Target, authorizer: Authorizer | None = None) -> Transport:
     """The transport that reaches `target` (HTTP modules load only when needed: httpx is slow);
-    `authorizer` signs Streamable HTTP requests in when the server asks for it."""
+    `authorizer` signs HTTP requests in when the server asks for it."""
     if isinstance(target, StdioTarget):
         from app.engine.rpc.transports.stdio import StdioTransport
 
         return StdioTransport(target)
+    from app.engine.rpc.transports.http_auth import AuthGate
+
+    gate = AuthGate(authorizer) if authorizer else None
     if target.transport == "sse":
         from app.engine.rpc.transports.sse import SseTransport
 
-        return SseTransport(target)
+        return SseTransport(target, gate)
     from app.engine.rpc.transports.http import StreamableHttpTransport
-    from app.engine.rpc.transports.http_auth import AuthGate
 
-    return StreamableHttpTransport(target, AuthGate(authorizer) if authorizer else None)
+    return StreamableHttpTransport(target, gate)

@@ -3,6 +3,8 @@
 All server messages (responses included) arrive on the one SSE stream; POSTs are only acknowledged.
 The endpoint must be on the stream's own origin (scheme, host and port): the POSTs carry the
 bearer token and every `--header`, so an endpoint elsewhere is refused before anything is sent.
+With an `AuthGate`, the GET and each POST carry the OAuth token, and a refusal signs in and goes
+again; the wait for the endpoint stops counting while the person signs in.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urljoin, urlsplit
 
 from app.engine.rpc.targets import HttpTarget
@@ -24,13 +26,15 @@ from app.engine.rpc.transports.base import (
     encode_message,
 )
 from app.engine.rpc.transports.http import CONNECT_TIMEOUT
+from app.engine.rpc.transports.http_auth import AuthGate
 from app.engine.rpc.transports.http_bodies import (
     body_text,
     excerpt,
     failure_inbound,
     http_failure,
+    plain_headers,
 )
-from app.engine.rpc.transports.http_client import HttpxClient
+from app.engine.rpc.transports.http_client import HttpResponse, HttpxClient
 from app.engine.rpc.transports.sse_decoder import EventTooLarge, SseDecoder
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -41,8 +45,16 @@ class SseTransport:
 
     kind: TransportKind = "sse"
 
-    def __init__(self, target: HttpTarget, *, endpoint_timeout: float = CONNECT_TIMEOUT) -> None:
+    def __init__(
+        self,
+        target: HttpTarget,
+        auth: AuthGate | None = None,
+        *,
+        endpoint_timeout: float = CONNECT_TIMEOUT,
+    ) -> None:
         self._target = target
+        self._auth = auth
+        self._authorizing = False
         self._endpoint_timeout = endpoint_timeout
         self._client: HttpxClient | None = None
         self._sink: TransportSink | None = None
@@ -61,13 +73,18 @@ class SseTransport:
         self._client = HttpxClient(connect_timeout=CONNECT_TIMEOUT, write_timeout=CONNECT_TIMEOUT)
         self._endpoint = asyncio.get_running_loop().create_future()
         self._reader = asyncio.create_task(self._read_stream(), name="sse-stream")
-        try:
-            await asyncio.wait_for(asyncio.shield(self._endpoint), self._endpoint_timeout)
-        except TimeoutError:
-            raise TransportError(
-                "timeout",
-                f"no 'endpoint' event from {self._target.url} within {self._endpoint_timeout:g} s",
-            ) from None
+        while True:
+            try:
+                await asyncio.wait_for(asyncio.shield(self._endpoint), self._endpoint_timeout)
+                return
+            except TimeoutError:
+                if self._authorizing:
+                    continue  # a sign-in takes as long as the person takes
+                raise TransportError(
+                    "timeout",
+                    f"no 'endpoint' event from {self._target.url} within "
+                    f"{self._endpoint_timeout:g} s",
+                ) from None
 
     def set_era(self, era: Era, protocol_version: str) -> None:
         """HTTP+SSE carries no per-request era headers."""
@@ -86,23 +103,52 @@ class SseTransport:
         headers = {"Content-Type": "application/json", **self._headers()}
         self._sink.on_outgoing(message, headers)
         body = encode_message(message)
-        try:
-            async with client.stream("POST", endpoint, headers=headers, body=body) as response:
-                text = body_text(await response.aread())  # read, so the connection is kept
-                status = response.status_code
-                if status < 300:
-                    return
-                failure = http_failure(response, text)
-                response_headers = dict(response.headers)
-        except client.errors as exc:
-            raise TransportError("closed", f"HTTP request failed: {exc!r}") from exc
         sent_id = message.get("id")
         rpc_id = sent_id if "method" in message and isinstance(sent_id, str | int) else None
-        self._sink.on_incoming(failure_inbound(failure, text, response_headers, rpc_id))
-        if rpc_id is not None:
-            self._sink.on_request_failed(rpc_id, failure)
-        else:
+        try:
+            while True:
+                sent = await self._auth.stamp(headers) if self._auth is not None else None
+                async with client.stream("POST", endpoint, headers=headers, body=body) as response:
+                    raw = await response.aread()  # read, so the connection is kept
+                if self._auth is not None and self._auth.refuses(response, sent):
+                    failure = await self._sign_in(response, raw, sent, headers, rpc_id)
+                    if failure is None:
+                        continue
+                elif response.status_code < 300:
+                    return
+                else:
+                    text = body_text(raw)
+                    failure = http_failure(response, text)
+                    self._sink.on_incoming(
+                        failure_inbound(failure, text, dict(response.headers), rpc_id)
+                    )
+                break
+        except client.errors as exc:
+            raise TransportError("closed", f"HTTP request failed: {exc!r}") from exc
+        if rpc_id is None:
             raise failure
+        self._sink.on_request_failed(rpc_id, failure)
+
+    async def _sign_in(
+        self,
+        response: HttpResponse,
+        raw: bytes,
+        sent: str | None,
+        headers: dict[str, str],
+        answers: str | int | None,
+    ) -> TransportError | None:
+        """The server asked for authorization: show its refusal, sign in (the endpoint wait
+        stops counting meanwhile); None when the request should go again, else the failure."""
+        assert self._auth is not None and self._sink is not None
+        text = body_text(raw)
+        asks = http_failure(response, text)
+        asks.message += " (the server asks for authorization)"
+        self._sink.on_incoming(failure_inbound(asks, text, plain_headers(response), answers))
+        self._authorizing = True
+        try:
+            return await self._auth.again(response, raw, sent, headers)
+        finally:
+            self._authorizing = False
 
     async def close(self) -> None:
         if self._closed:
@@ -116,46 +162,15 @@ class SseTransport:
             await self._client.aclose()
 
     async def _read_stream(self) -> None:
-        assert self._client is not None and self._sink is not None and self._endpoint is not None
+        assert self._client is not None and self._sink is not None
         client = self._client
         headers = {"Accept": "text/event-stream", **self._headers()}
         reason = "the SSE stream ended"
         try:
-            async with client.stream("GET", self._target.url, headers=headers) as response:
-                if response.status_code >= 300:
-                    body = body_text(await response.aread())
-                    self._fail_start(http_failure(response, body))
-                    return
-                content_type = response.headers.get("content-type", "")
-                if "text/event-stream" not in content_type:
-                    self._fail_start(
-                        TransportError(
-                            "malformed",
-                            f"the SSE GET was answered with Content-Type {content_type[:80]!r}, "
-                            "not text/event-stream",
-                            http_status=response.status_code,
-                        )
-                    )
-                    return
-                status, response_headers = response.status_code, dict(response.headers)
-                decoder = SseDecoder()
-                async for chunk in response.aiter_bytes():
-                    for event in decoder.feed(chunk):
-                        if event.event == "endpoint":
-                            if not self._take_endpoint(event.data.strip()):
-                                return  # refused: start() says why; nothing more is read
-                        elif event.event in ("message", "") and event.data:
-                            data = event.data[1:] if event.data[0] == "\ufeff" else event.data
-                            item = classify(data)
-                            self._sink.on_incoming(
-                                Inbound(
-                                    message=item.message,
-                                    raw=item.raw,
-                                    error=item.error,
-                                    http_status=status,
-                                    headers=response_headers,
-                                )
-                            )
+            while (outcome := await self._read_events(client, headers)) == "again":
+                pass
+            if outcome == "stopped":
+                return  # start() says why; nothing more is read
         except client.errors as exc:
             reason = f"the SSE stream failed: {exc!r}"
         except EventTooLarge as exc:
@@ -164,6 +179,55 @@ class SseTransport:
         self._fail_start(error)
         if not self._closed:
             self._sink.on_closed(error)
+
+    async def _read_events(
+        self, client: HttpxClient, headers: dict[str, str]
+    ) -> Literal["again", "stopped", "ended"]:
+        """GET the stream and dispatch its events: `ended` when it ends, `stopped` when it
+        could not start (or named another origin), `again` after a sign-in it asked for."""
+        assert self._sink is not None
+        sent = await self._auth.stamp(headers) if self._auth is not None else None
+        async with client.stream("GET", self._target.url, headers=headers) as response:
+            if self._auth is not None and self._auth.refuses(response, sent):
+                failure = await self._sign_in(response, await response.aread(), sent, headers, None)
+                if failure is None:
+                    return "again"
+                self._fail_start(failure)
+                return "stopped"
+            if response.status_code >= 300:
+                self._fail_start(http_failure(response, body_text(await response.aread())))
+                return "stopped"
+            content_type = response.headers.get("content-type", "")
+            if "text/event-stream" not in content_type:
+                self._fail_start(
+                    TransportError(
+                        "malformed",
+                        f"the SSE GET was answered with Content-Type {content_type[:80]!r}, "
+                        "not text/event-stream",
+                        http_status=response.status_code,
+                    )
+                )
+                return "stopped"
+            status, response_headers = response.status_code, dict(response.headers)
+            decoder = SseDecoder()
+            async for chunk in response.aiter_bytes():
+                for event in decoder.feed(chunk):
+                    if event.event == "endpoint":
+                        if not self._take_endpoint(event.data.strip()):
+                            return "stopped"
+                    elif event.event in ("message", "") and event.data:
+                        data = event.data[1:] if event.data[0] == "\ufeff" else event.data
+                        item = classify(data)
+                        self._sink.on_incoming(
+                            Inbound(
+                                message=item.message,
+                                raw=item.raw,
+                                error=item.error,
+                                http_status=status,
+                                headers=response_headers,
+                            )
+                        )
+        return "ended"
 
     def _take_endpoint(self, location: str) -> bool:
         """Adopt the first `endpoint` event's URL; False when it names another origin (refused)."""
