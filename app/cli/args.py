@@ -19,6 +19,7 @@ from app.cli.flags import (
     add_input_flags,
     add_prompt_flags,
     add_replay_flags,
+    add_servers_flags,
     add_target_flags,
     add_task_id_flag,
     add_update_flags,
@@ -35,6 +36,7 @@ from app.cli.options import (
     PromptOptions,
     ReplayOptions,
     ResourceOptions,
+    ServersOptions,
     SessionOptions,
     TargetOptions,
     TaskOptions,
@@ -113,7 +115,8 @@ def build_parser() -> ArgumentParser:
     )
     add_target_flags(parser)
     groups = parser.add_subparsers(
-        dest="group", metavar="{tasks,tools,resources,prompts,oauth,demo,replay,demo-server}"
+        dest="group",
+        metavar="{tasks,tools,resources,prompts,oauth,servers,demo,replay,demo-server}",
     )
 
     def leaf(
@@ -199,6 +202,17 @@ def build_parser() -> ArgumentParser:
     leaf(oauth, "status", "Show the stored sign-in: issuer, client id, scopes, expiry.")
     leaf(oauth, "logout", "Delete the stored tokens and client registration of the server.")
 
+    add_servers_flags(
+        groups.add_parser(
+            "servers",
+            help="list the servers of an MCP client config file with their state and wire",
+            description=(
+                "Connect to every server of --config (or the --server ones) side by side and "
+                "print each one's state, identity, era and tasks wire as JSON (exit 0 even when "
+                "some fail, each failure named)."
+            ),
+        )
+    )
     add_demo_flags(groups.add_parser("demo", help="open the TUI on the built-in demo server"))
     add_replay_flags(
         groups.add_parser("replay", help="open the TUI on a recording (no server, read-only)")
@@ -277,6 +291,9 @@ def _verb_options(
     """The flags of a verb that takes its own, or None."""
     if group == "replay":
         return ReplayOptions(namespace.file, None if namespace.instant else namespace.speed)
+    if group == "servers":
+        names = tuple(dict.fromkeys(namespace.servers_names))
+        return ServersOptions(namespace.servers_config, names, namespace.servers_timeout)
     if group == "tools" and verb == "call":
         return CallOptions(
             tool_name=namespace.tool_name,

@@ -244,6 +244,27 @@ def add_demo_flags(parser: argparse.ArgumentParser) -> None:
     add_recording_flags(parser)
 
 
+def add_servers_flags(parser: argparse.ArgumentParser) -> None:
+    """`taskscope servers`: the config file, which of its servers, and how long each may take."""
+    parser.add_argument("--config", dest="servers_config", required=True, metavar="FILE")
+    parser.add_argument(
+        "--server",
+        dest="servers_names",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="only this server of the file (repeat for more; default: every server)",
+    )
+    parser.add_argument(
+        "--timeout",
+        dest="servers_timeout",
+        type=positive_float,
+        default=30.0,
+        metavar="S",
+        help="how long each server may take to connect (default 30)",
+    )
+
+
 def add_replay_flags(parser: argparse.ArgumentParser) -> None:
     """`taskscope replay FILE`: the recording and how fast to play it."""
     parser.add_argument("file", metavar="FILE")

@@ -28,6 +28,7 @@ Pick a server with one of:
   taskscope demo                                  the built-in demo (full-screen UI)
   taskscope tasks capabilities --demo legacy      which tasks wire a server speaks
   taskscope tools call --demo extension --tool-name build_report --task --task-watch
+  taskscope servers --config FILE                 every server of a config file, side by side
 
 Run `taskscope --help` for every command and flag.
 """

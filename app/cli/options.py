@@ -172,6 +172,15 @@ class ReplayOptions:
     speed: float | None
 
 
+@dataclass(frozen=True, slots=True)
+class ServersOptions:
+    """`taskscope servers`: the config file, the servers chosen (all when none), the wait."""
+
+    config: str
+    names: tuple[str, ...]
+    timeout_s: float
+
+
 VerbOptions = (
     TaskOptions
     | UpdateOptions
@@ -181,6 +190,7 @@ VerbOptions = (
     | PromptOptions
     | ExportOptions
     | ReplayOptions
+    | ServersOptions
 )
 """The flags of the verbs that take their own (the list verbs and `capabilities` take none)."""
 

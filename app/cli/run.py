@@ -18,6 +18,7 @@ from app.cli.options import (
     Options,
     PromptOptions,
     ResourceOptions,
+    ServersOptions,
     TaskOptions,
     UpdateOptions,
     WatchOptions,
@@ -36,6 +37,15 @@ async def run_command(options: Options, out: Output) -> int:
 
         try:
             return tasks_export(options.verb_options, out)
+        except CliError as refused:
+            out.error(refused)
+            return refused.exit_code
+    if isinstance(options.verb_options, ServersOptions):
+        from app.cli.servers import servers_command
+
+        given = options.verb_options
+        try:
+            return await servers_command(given.config, given.names, given.timeout_s, out)
         except CliError as refused:
             out.error(refused)
             return refused.exit_code

@@ -70,12 +70,8 @@ async def open_session(options: Options, out: Output | None = None) -> AsyncIter
             await session.open()
         except WireMismatch as mismatch:
             raise wire_mismatch_error(mismatch) from mismatch
-        except (RpcError, TransportError, OSError, NegotiationError) as exc:
-            raise CliError(
-                CONNECTION_FAILED,
-                f"could not connect to {target.label}",
-                {"reason": str(exc), **_details(exc), **_era_details(exc)},
-            ) from exc
+        except CONNECT_ERRORS as exc:
+            raise connection_failure(target, exc) from exc
         yield session
     finally:
         await session.close()
@@ -85,6 +81,19 @@ async def open_session(options: Options, out: Output | None = None) -> AsyncIter
             recorder.close()
         if log_lines is not None:
             logging.getLogger("app").removeHandler(log_lines)
+
+
+CONNECT_ERRORS = (RpcError, TransportError, OSError, NegotiationError)
+"""What a failed `EngineSession.open()` raises (besides `WireMismatch`)."""
+
+
+def connection_failure(target: Target, exc: BaseException) -> CliError:
+    """The `CONNECTION_FAILED` error of a connection to `target` that `exc` ended."""
+    return CliError(
+        CONNECTION_FAILED,
+        f"could not connect to {target.label}",
+        {"reason": str(exc), **_details(exc), **_era_details(exc)},
+    )
 
 
 class OutputLog(logging.Handler):

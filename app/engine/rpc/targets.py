@@ -288,8 +288,8 @@ def _entry_target(name: str, entry: Any, path: str) -> Target:
     )
 
 
-def load_config_target(path: str, server: str) -> Target:
-    """The target named `server` in a standard MCP client config file.
+def _config_servers(path: str) -> dict[str, Any]:
+    """The server entries of a standard MCP client config file, by name, in file order.
 
     Reads `{"mcpServers": {...}}` (Claude Desktop, Cursor) and `{"servers": {...}}` (VS Code).
     """
@@ -306,7 +306,36 @@ def load_config_target(path: str, server: str) -> Target:
         servers = document.get("mcpServers", document.get("servers"))
     if not isinstance(servers, dict):
         raise TargetError(f"{path} has no 'mcpServers' or 'servers' object")
+    return servers
+
+
+def _unknown_server(path: str, server: str, servers: dict[str, Any]) -> TargetError:
+    known = ", ".join(sorted(servers)) or "none"
+    return TargetError(f"{path} has no server {server!r} (servers: {known})")
+
+
+def load_config_target(path: str, server: str) -> Target:
+    """The target named `server` in a standard MCP client config file."""
+    servers = _config_servers(path)
     if server not in servers:
-        known = ", ".join(sorted(servers)) or "none"
-        raise TargetError(f"{path} has no server {server!r} (servers: {known})")
+        raise _unknown_server(path, server, servers)
     return _entry_target(server, servers[server], path)
+
+
+def load_config_targets(
+    path: str, names: Sequence[str] = ()
+) -> list[tuple[str, Target | TargetError]]:
+    """Every server of a config file (or the `names` ones, in that order), each with its target
+    or why its entry cannot be used: one broken entry does not hide the others. An unknown
+    name, or a file that cannot be read, raises `TargetError`."""
+    servers = _config_servers(path)
+    for name in names:
+        if name not in servers:
+            raise _unknown_server(path, name, servers)
+    found: list[tuple[str, Target | TargetError]] = []
+    for name in names or list(servers):
+        try:
+            found.append((name, _entry_target(name, servers[name], path)))
+        except TargetError as exc:
+            found.append((name, exc))
+    return found
