@@ -23,13 +23,12 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from app.engine.safety.sanitize import one_line
-from app.view.formatting import questions_waiting, sort_label
+from app.view.formatting import era_tag, questions_waiting, sort_label, verbs_text
 from app.view.state import TasksSummary
 from widgets.theme_style import theme_style
 
 if TYPE_CHECKING:  # annotations only: the App's first frame does not load the engine
     from app.engine.record.recording import SessionInfo
-    from app.engine.tasks.contract import TasksCapabilities
     from app.view.source import ConnectionState
     from app.view.task_filter import SortKey
 
@@ -53,25 +52,6 @@ _STATE_GLYPH: dict[str, str] = {
     "closed": "○",
     "failed": "✗",
 }
-
-
-def verbs_text(capabilities: TasksCapabilities) -> str:
-    """The declared sub-capabilities in words, e.g. `call list cancel`."""
-    verbs = [
-        ("call", capabilities.tool_calls),
-        ("list", capabilities.list),
-        ("cancel", capabilities.cancel),
-        ("update", capabilities.update),
-        ("inline-result", capabilities.inline_result),
-    ]
-    return " ".join(name for name, declared in verbs if declared) or "no verbs"
-
-
-def era_tag(era: Mapping[str, Any]) -> str:
-    """How the era was settled, in a few words: `auto→legacy`, `--era modern`."""
-    preference = one_line(str(era.get("preference", "")), 10)
-    settled = one_line(str(era.get("settled", "")), 10)
-    return f"{preference}→{settled}" if preference == "auto" else f"--era {settled}"
 
 
 def era_text(era: Mapping[str, Any]) -> Text:

@@ -183,6 +183,9 @@ class VerbActions:
     def action_show_frame(self) -> None:
         panes.show_frame(self._app)
 
+    def action_show_server(self) -> None:
+        panes.show_server(self._app)
+
     def action_toggle_help(self) -> None:
         panes.toggle_help(self._app)
 

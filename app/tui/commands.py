@@ -33,6 +33,11 @@ def app_commands(app: TaskscopeApp) -> Iterator[SystemCommand]:
     yield SystemCommand("Faults only", "Show only tasks needing care", app.action_toggle_faults)
     yield SystemCommand("RPC log", "Show or hide the frame log", app.action_toggle_log)
     yield SystemCommand(
+        "Server details",
+        "Identity, era, tasks wire, connection and sign-in of the server",
+        app.action_show_server,
+    )
+    yield SystemCommand(
         "Time view",
         "Every task as a bar on a time axis, or back to the list",
         app.action_toggle_time_view,

@@ -18,7 +18,7 @@ import logging
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from enum import Enum
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -45,6 +45,9 @@ from app.view.source import (
     FrameSink,
     SourceUnavailable,
 )
+
+if TYPE_CHECKING:
+    from app.engine.oauth.store import StoredStatus
 
 __all__ = ["LiveSource", "WireMismatch"]
 
@@ -244,6 +247,13 @@ class LiveSource:
         """Tell `listener` how a sign-in the server asks for goes, step by step."""
         label = self.target.label
         self._sign_in.listen(lambda state: listener(self.shown.value(state.of_server(label))))
+
+    def signs_in(self) -> bool:
+        return self._session.authorizer is not None
+
+    def stored_sign_in(self) -> StoredStatus | None:
+        authorizer = self._session.authorizer
+        return authorizer.store.status() if authorizer is not None else None
 
     async def sign_out(self) -> bool:
         """Forget this server's OAuth sign-in; the next request it refuses signs in again."""

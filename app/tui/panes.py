@@ -1,5 +1,6 @@
 """The panes the main screen can show besides the list: the RPC log (`L`), the exchange view of
-one frame (`v`, enter in the log), the time view (`t`), the zoomed detail pane (`z`) and help.
+one frame (`v`, enter in the log), the time view (`t`), the zoomed detail pane (`z`), the server
+pane (`s`) and help.
 
 Each pane is built the first time it is shown, so the first frame never pays for it.
 """
@@ -20,6 +21,7 @@ from widgets.plain import toast
 if TYPE_CHECKING:
     from app.engine.rpc.rpc_types import Frame
     from app.tui.app import TaskscopeApp
+    from app.view.server_facts import ServerFacts
     from app.view.sign_in import SignInState
 
 
@@ -91,6 +93,32 @@ def open_exchange(app: TaskscopeApp, frame: Frame) -> None:
     exchange = app.frames.exchange(frame)
     suggested = default_path("taskscope-exchange", app.clock())
     app.push_screen(ExchangeScreen(exchange, partial(save, app), suggested_path=suggested))
+
+
+def show_server(app: TaskscopeApp) -> None:
+    """Open the server pane, its facts read from the App's state each time it refreshes."""
+    from widgets.server_screen import ServerScreen
+
+    app.push_screen(ServerScreen(partial(server_facts_of, app)))
+
+
+def server_facts_of(app: TaskscopeApp) -> ServerFacts:
+    """The server pane's facts from what the App holds now (as the header shows it)."""
+    import time
+
+    from app.view.server_facts import server_facts
+
+    source = app.source
+    connection = "failed" if app.failed else source.connection_state()
+    return server_facts(
+        app.info,
+        connection,
+        note=None if app.failed else source.connection_note(),
+        problem=app.problem,
+        sign_in=source.stored_sign_in(),
+        signs_in=source.signs_in(),
+        now=time.time(),
+    )
 
 
 def show_frame(app: TaskscopeApp) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.engine.record.recording import SessionInfo
 from app.engine.rpc.rpc_types import Frame
@@ -23,6 +23,9 @@ from app.view.source import (
     FrameSink,
     SourceUnavailable,
 )
+
+if TYPE_CHECKING:
+    from app.engine.oauth.store import StoredStatus
 
 READ_ONLY = "this is a recording: it cannot reach a server"
 
@@ -66,6 +69,12 @@ class RecordedSource:
         return None
 
     def on_sign_in(self, listener: SignInListener) -> None:
+        return None
+
+    def signs_in(self) -> bool:
+        return False
+
+    def stored_sign_in(self) -> StoredStatus | None:
         return None
 
     async def sign_out(self) -> bool:

@@ -19,6 +19,7 @@ from app.view.source import SourceUnavailable, TaskSource
 if TYPE_CHECKING:
     from textual.app import App
 
+    from app.engine.oauth.store import StoredStatus
     from app.engine.record.recording import Entry, SessionInfo
     from app.engine.rpc.tool_info import ToolInfo
     from app.engine.tasks.contract import CreateOutcome
@@ -97,6 +98,12 @@ class LoadingSource:
         return None
 
     def on_sign_in(self, listener: SignInListener) -> None:
+        return None
+
+    def signs_in(self) -> bool:
+        return False
+
+    def stored_sign_in(self) -> StoredStatus | None:
         return None
 
     async def sign_out(self) -> bool:

@@ -7,11 +7,14 @@ through `app.engine.safety.sanitize`), so these strings are safe to show as they
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
+from app.engine.safety.sanitize import one_line
 from app.view.state import SortKey, WatchedTask
 
 if TYPE_CHECKING:  # annotations only: the TUI's first frame does not load pydantic
+    from app.engine.tasks.contract import TasksCapabilities
     from app.engine.tasks.models import Progress, Task
 
 STATUS_GLYPHS: dict[str, str] = {
@@ -225,3 +228,22 @@ RESULT_SOURCE_WORDS: dict[str, str] = {
     "synchronous": "answered synchronously, with no task",
 }
 """How a task's result reached us, in words (the model's `result_source`)."""
+
+
+def verbs_text(capabilities: TasksCapabilities) -> str:
+    """The declared sub-capabilities in words, e.g. `call list cancel`."""
+    verbs = [
+        ("call", capabilities.tool_calls),
+        ("list", capabilities.list),
+        ("cancel", capabilities.cancel),
+        ("update", capabilities.update),
+        ("inline-result", capabilities.inline_result),
+    ]
+    return " ".join(name for name, declared in verbs if declared) or "no verbs"
+
+
+def era_tag(era: Mapping[str, Any]) -> str:
+    """How the era was settled, in a few words: `auto→legacy`, `--era modern`."""
+    preference = one_line(str(era.get("preference", "")), 10)
+    settled = one_line(str(era.get("settled", "")), 10)
+    return f"{preference}→{settled}" if preference == "auto" else f"--era {settled}"

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:  # annotations only: the App's first frame does not load the engine
+    from app.engine.oauth.store import StoredStatus
     from app.engine.record.recording import SessionInfo
     from app.engine.rpc.rpc_types import Frame
     from app.engine.rpc.tool_info import ToolInfo
@@ -49,6 +50,14 @@ class TaskSource(Protocol):
     def on_sign_in(self, listener: SignInListener) -> None:
         """Tell `listener` each step of a sign-in the server asks for (sources that never sign
         in never call it)."""
+        ...
+
+    def signs_in(self) -> bool:
+        """Whether taskscope signs in to this server when it asks (HTTP, no credentials given)."""
+        ...
+
+    def stored_sign_in(self) -> StoredStatus | None:
+        """The sign-in stored for this server, if any (never a token)."""
         ...
 
     async def sign_out(self) -> bool:

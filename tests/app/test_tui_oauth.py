@@ -17,7 +17,15 @@ from app.engine.oauth.store import CredentialStore
 from app.engine.safety.redact import REDACTED
 from tests.support.auth_browser import browser_command, visit
 from tests.support.demo_servers import start_http_demo
-from tests.support.tui_helpers import SIZE, connected, http_target, live_app, only_task, wait_for
+from tests.support.tui_helpers import (
+    SIZE,
+    connected,
+    http_target,
+    live_app,
+    only_task,
+    server_pane_text,
+    wait_for,
+)
 from widgets.arguments_form import CreateRequest
 from widgets.confirm import ConfirmModal
 from widgets.sign_in_screen import SignInScreen
@@ -67,6 +75,11 @@ async def test_sign_in_then_watch_through_token_refreshes(
             if name.lower() == "authorization"
         ]
         assert authorizations and set(authorizations) == {REDACTED}
+        await pilot.press("s")
+        await wait_for(pilot, lambda: "Sign-in at http://127.0.0.1" in server_pane_text(app))
+        pane = server_pane_text(app)
+        assert "refreshable" in pane and "scopes tasks" in pane
+        assert tokens["access_token"] not in pane and tokens["refresh_token"] not in pane
 
 
 async def test_the_sign_in_screen_follows_the_steps(

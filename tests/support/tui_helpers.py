@@ -13,6 +13,8 @@ from app.tui.app import TaskscopeApp
 from app.tui.live import LiveSource
 from app.view.state import WatchedTask
 from tests.support.demo_servers import Wire, stdio_demo_command
+from tests.support.markup import shown_text
+from widgets.server_screen import ServerScreen
 
 SPEED = "20"
 SIZE = (120, 36)
@@ -64,3 +66,12 @@ def by_tool(app: TaskscopeApp, tool: str) -> WatchedTask:
     found = [task for task in app.tasks.tasks.values() if task.tool_name == tool]
     assert len(found) == 1, [task.task_id for task in found]
     return found[0]
+
+
+def server_pane_text(app: TaskscopeApp) -> str:
+    """What the open server pane (`s`) shows: its title and rows as plain text."""
+    screen = app.screen
+    assert isinstance(screen, ServerScreen)
+    return " ".join(
+        shown_text(screen.query_one(part)) for part in ("#server-title", "#server-rows")
+    )

@@ -1,0 +1,98 @@
+"""The server pane's facts (`app.view.server_facts`): what each row says, and that server text
+arrives as one plain, bounded line."""
+
+from __future__ import annotations
+
+from app.engine.oauth.store import StoredStatus
+from app.engine.record.recording import SessionInfo
+from app.engine.tasks.contract import TasksCapabilities
+from app.view.server_facts import VALUE_MAX_CHARS, server_facts
+
+NOW = 1_000_000.0
+
+
+def info(name: str = "demo", **kwargs: object) -> SessionInfo:
+    values: dict[str, object] = {
+        "server_name": name,
+        "server_version": "1.2",
+        "transport": "streamable-http",
+        "protocol_version": "2026-07-28",
+        "capabilities": TasksCapabilities("extension", tool_calls=True, cancel=True, update=True),
+        "label": "http://127.0.0.1:9/mcp",
+        "server_key": "http://127.0.0.1:9/mcp",
+        "era": {"era": "modern", "reason": "the server answered server/discover"},
+    }
+    values.update(kwargs)
+    return SessionInfo(**values)  # type: ignore[arg-type]
+
+
+def rows_of(**kwargs: object) -> dict[str, str]:
+    defaults: dict[str, object] = {
+        "note": None,
+        "problem": None,
+        "sign_in": None,
+        "signs_in": False,
+        "now": NOW,
+    }
+    defaults.update(kwargs)
+    session = defaults.pop("info", info())
+    connection = defaults.pop("connection", "connected")
+    facts = server_facts(session, connection, **defaults)  # type: ignore[arg-type]
+    return dict(facts.rows)
+
+
+def test_a_connected_server_names_its_wire_verbs_era_and_state() -> None:
+    facts = server_facts(
+        info(), "connected", note=None, problem=None, sign_in=None, signs_in=False, now=NOW
+    )
+    assert facts.title == "demo 1.2"
+    rows = dict(facts.rows)
+    assert rows["Reached at"] == "http://127.0.0.1:9/mcp (streamable-http)"
+    assert rows["Protocol"].startswith("2026-07-28, ")
+    assert rows["Protocol"].endswith("the server answered server/discover")
+    assert rows["Tasks wire"].startswith("extension (")
+    assert rows["Connection"] == "connected"
+    assert "Sign-in" not in rows and "Last problem" not in rows
+
+
+def test_not_connected_yet_shows_only_the_state() -> None:
+    facts = server_facts(
+        None, "connecting", note="attempt 2", problem=None, sign_in=None, signs_in=True, now=NOW
+    )
+    assert facts.title == "Server (not connected yet)"
+    assert facts.rows == (("Connection", "connecting: attempt 2"),)
+
+
+def test_the_sign_in_row_names_issuer_client_scopes_and_expiry_never_a_token() -> None:
+    status = StoredStatus(
+        "http://127.0.0.1:9/mcp", "http://127.0.0.1:9", "client-7", "tasks", NOW + 90, True, True
+    )
+    rows = rows_of(sign_in=status, signs_in=True)
+    assert rows["Sign-in"] == (
+        "at http://127.0.0.1:9, client client-7, scopes tasks, token expires in 1m30s, refreshable"
+    )
+    expired = StoredStatus("u", None, None, None, NOW - 1, True, False)
+    assert rows_of(sign_in=expired, signs_in=True)["Sign-in"] == (
+        "at an unnamed issuer, token expired"
+    )
+    assert rows_of(signs_in=True)["Sign-in"].startswith("none stored")
+
+
+def test_hostile_server_text_is_one_bounded_plain_line() -> None:
+    hostile = "[bold red]evil[/]\x1b[31m\u202eright\nnext"
+    facts = server_facts(
+        info(hostile, server_version="[link=x]1[/link]"),
+        "connected",
+        note=None,
+        problem="boom\r\n[b]again" + "x" * 5000,
+        sign_in=None,
+        signs_in=False,
+        now=NOW,
+    )
+    assert "\x1b" not in facts.title and "\n" not in facts.title
+    assert "[bold red]evil[/]" in facts.title and "[link=x]1[/link]" in facts.title
+    rows = dict(facts.rows)
+    assert "\n" not in rows["Last problem"] and "[b]again" in rows["Last problem"]
+    assert "\u202e" not in facts.title and "<U+202E>" in facts.title
+    assert all(len(value) <= VALUE_MAX_CHARS for value in (facts.title, *rows.values()))
+    assert rows["Last problem"].endswith("…")
