@@ -103,8 +103,7 @@ class Shown:
         if isinstance(value, str):
             return self.redactor.text(value)
         if isinstance(value, dict | list):
-            hidden = self.redactor.value(value)
-            return value if hidden == value else hidden
+            return self.redactor.value(value)  # `value` itself when it holds no secret
         if isinstance(value, tuple):
             items = tuple(self._walk(item) for item in value)
             return value if all(a is b for a, b in zip(items, value, strict=True)) else items

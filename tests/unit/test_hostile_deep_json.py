@@ -59,3 +59,21 @@ def test_malformed_text_is_a_value_error_even_when_deep(bad: str) -> None:
 
 def test_depth_counts_containers() -> None:
     assert [deep_json.depth(v) for v in (1, [], {"a": [1]}, [[[]]])] == [0, 1, 2, 3]
+
+
+def test_redacting_a_value_deeper_than_the_recursion_limit() -> None:
+    """With a secret learned (any OAuth sign-in in the process), the App's redaction walks a
+    deep result without comparing it recursively: the value itself when it holds no secret,
+    a copy with the secret replaced when it does."""
+    from app.engine.safety.redact import REDACTED, Redactor
+    from app.tui.live import Shown
+
+    shown = Shown(Redactor.build(["X-Key"], ["s3cret-token-value"], None))
+    clean = deep_json.loads(deep_text(5000))
+    assert shown.value(clean) is clean
+    leaking = deep_json.loads(deep_text(5000).replace("bottom", "s3cret-token-value"))
+    hidden = shown.value(leaking)
+    assert hidden is not leaking
+    assert deep_json.dumps(hidden, separators=(",", ":")) == deep_text(5000).replace(
+        "bottom", REDACTED
+    )

@@ -183,7 +183,8 @@ class Redactor:
         return self._pattern is not None or _LEARNED.pattern is not None
 
     def value(self, value: Any) -> Any:
-        """A JSON-like value with every secret replaced inside its strings (keys included).
+        """A JSON-like value with every secret replaced inside its strings (keys included);
+        `value` itself when it holds none.
 
         Walked with an explicit stack: server values may nest deeper than the recursion limit.
         """
@@ -191,15 +192,18 @@ class Redactor:
             return value
         root: list[Any] = [None]
         stack: list[tuple[Any, list[Any] | dict[str, Any], int | str]] = [(value, root, 0)]
+        changed = False
         while stack:
             item, holder, slot = stack.pop()
             copy: Any
             if isinstance(item, str):
                 copy = self.text(item)
+                changed = changed or copy != item
             elif isinstance(item, dict):
                 copy = {}
                 for key, child in item.items():
                     hidden = self.text(str(key))
+                    changed = changed or hidden != key
                     copy[hidden] = None
                     stack.append((child, copy, hidden))
             elif isinstance(item, list):
@@ -208,7 +212,7 @@ class Redactor:
             else:
                 copy = item
             holder[slot] = copy  # type: ignore[index]
-        return root[0]
+        return root[0] if changed else value
 
     def exception(self, error: BaseException) -> BaseException:
         """`error` (and the errors it was raised from) with secrets replaced in its arguments and
