@@ -35,7 +35,9 @@ def overview_table(watched: WatchedTask) -> Table:
     def row(name: str, value: Text | str) -> None:
         grid.add_row(name, value if isinstance(value, Text) else Text(value))
 
-    row("task", safe_text(watched.task_id))
+    row("task", safe_text(watched.server_task_id))
+    if watched.server is not None:
+        row("server", safe_text(watched.server))
     row("tool", safe_text(watched.tool_name or "—"))
     status = status_label(watched.status)
     if watched.cancel_requested:

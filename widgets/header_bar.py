@@ -161,6 +161,11 @@ class HeaderBar(Widget):
                 line.append(f"  {starting}", _MUTED)
             return line
         line.append("  ")
+        if info.several:
+            line.append(f"{len(info.several)} servers", _BOLD)
+            line.append(" · ", _MUTED)
+            line.append(one_line(info.label.rsplit("/", 1)[-1], 40))  # the whole path: `s`
+            return line
         line.append(one_line(info.server_name or "unnamed server", 40), _BOLD)
         line.append(" " + one_line(info.server_version, 20))
         line.append(" · ", _MUTED)

@@ -25,6 +25,7 @@ from textual.widgets import DataTable, Static
 from app.engine.safety.sanitize import middle_line, one_line
 from app.engine.tasks.models import InputRequest
 from app.view.formatting import format_since, questions_waiting
+from app.view.server_keys import bare_id
 from widgets.input_modal import INPUTS_CSS, request_message
 from widgets.plain import toast
 
@@ -129,7 +130,11 @@ class InputInbox(ModalScreen[None]):
         request = entry.request
         return [
             Text(format_since(entry.received_at, now)),
-            Text(middle_line(request.task_id or "(no task)", 16)),
+            Text(
+                middle_line(
+                    bare_id(request.task_id, entry.server) if request.task_id else "(no task)", 16
+                )
+            ),
             Text(one_line(entry.server or "—", 14)),
             Text(request.kind.value),
             Text(one_line(request_message(request) or request.method, 60)),

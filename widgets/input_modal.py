@@ -22,6 +22,7 @@ from textual.widgets import Button, Static
 
 from app.engine.safety.sanitize import clean_text, safe_text
 from app.engine.tasks.models import InputRequest
+from app.view.server_keys import bare_id
 
 Submit = Callable[[dict[str, Any]], Awaitable[None]]
 """Sends one response to the server; returns once it is acknowledged, raises when it was not."""
@@ -44,7 +45,8 @@ CANCEL = {"action": "cancel"}
 def origin_text(request: InputRequest, server: str) -> Text:
     """ "Task t-1 on server demo asks (elicitation/create)", every part sanitized."""
     text = Text()
-    text.append(f"Task {clean_text(request.task_id)}" if request.task_id else "A request")
+    task_id = bare_id(request.task_id, server) if request.task_id else None
+    text.append(f"Task {clean_text(task_id)}" if task_id else "A request")
     if server:
         text.append(f" on server {clean_text(server)}")
     text.append(f" asks ({clean_text(request.method)})", style="dim")

@@ -33,6 +33,7 @@ class TaskColumn(NamedTuple):
 COLUMNS: tuple[TaskColumn, ...] = (
     TaskColumn("mark", "", 1, 1, sized=False),
     TaskColumn("status", "Status", 8, 14),
+    TaskColumn("server", "Server", 6, 16, optional=True),
     TaskColumn("tool", "Tool", 8, 24),
     TaskColumn("id", "Task", 6, 10),
     TaskColumn("age", "Age", 6, 6, sized=False),
@@ -51,12 +52,23 @@ SIZED_KEYS: tuple[str, ...] = tuple(
 )
 """The columns whose width follows their content (the message takes what is left)."""
 
-DROP_ORDER: tuple[str, ...] = ("ttl", "changed", "age", "progress", "id", "next", "marks", "tool")
+DROP_ORDER: tuple[str, ...] = (
+    "ttl",
+    "changed",
+    "age",
+    "progress",
+    "id",
+    "next",
+    "marks",
+    "server",
+    "tool",
+)
 """Least useful first: the columns given up, in this order, when the terminal is too narrow.
 
 TTL left, Changed and Age are in the detail pane and matter least at a glance; progress is often
 in the message too; the task id is long and random (the detail pane and toasts have it whole);
-Next poll and Marks say what the poller and the server are doing; the tool names the row. The
+Next poll and Marks say what the poller and the server are doing; the Server column (shown only
+while several servers are watched) says whose task it is, and the tool names the row. The
 mark, status and message columns are never dropped."""
 
 SHRINK_ORDER: tuple[str, ...] = ("marks", "tool", "status")

@@ -85,8 +85,9 @@ def static_cells(
     return {
         "mark": cell(MARK_GLYPH if marked else "", style("text-accent")),
         "status": cell(status_label(watched.status), style(STATUS_COLOURS.get(watched.status, ""))),
+        "server": cell(watched.server or ""),
         "tool": cell(watched.tool_name or "—"),
-        "id": Text(middle_line(watched.task_id, ID_CELL_WIDTH), no_wrap=True, end=""),
+        "id": Text(middle_line(watched.server_task_id, ID_CELL_WIDTH), no_wrap=True, end=""),
         "progress": cell(format_task_progress(watched.task)),
         "marks": marks,
         "message": _message_cell(watched, style("text-error")),

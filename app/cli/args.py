@@ -254,7 +254,7 @@ def read_options(namespace: argparse.Namespace) -> Options:
             env=_texts(namespace, "env"),
             cwd=_text(namespace, "cwd"),
             config=_text(namespace, "config"),
-            server=_text(namespace, "server"),
+            servers=tuple(dict.fromkeys(_texts(namespace, "server"))),
             demo=cast("Wire | None", _text(namespace, "demo")),
             auth=AuthFlags(
                 mode=_text(namespace, "auth_mode"),

@@ -37,7 +37,13 @@ def add_target_flags(parser: argparse.ArgumentParser) -> None:
         "--cwd", default=suppress, metavar="DIR", help="working directory of --command"
     )
     group.add_argument("--config", default=suppress, metavar="FILE", help="MCP client config file")
-    group.add_argument("--server", default=suppress, metavar="NAME", help="server name in --config")
+    group.add_argument(
+        "--server",
+        action="append",
+        default=suppress,
+        metavar="NAME",
+        help="server name in --config (the inspector takes several, or none for all)",
+    )
     group.add_argument("--demo", choices=["legacy", "extension"], default=suppress)
     group.add_argument("--era", choices=["auto", "legacy", "modern"], default=suppress)
     group.add_argument(

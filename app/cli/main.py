@@ -11,10 +11,14 @@ import asyncio
 import signal
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from app.cli.args import parse
 from app.cli.options import Options, ReplayOptions
 from app.cli.output import ABORTED, EXIT_ABORTED, CliError, Output
+
+if TYPE_CHECKING:
+    from app.engine.rpc.targets import Target
 
 SHORT_HELP = """\
 taskscope — inspect and drive MCP Tasks on both tasks wires.
@@ -22,7 +26,8 @@ taskscope — inspect and drive MCP Tasks on both tasks wires.
 Pick a server with one of:
   --url URL                  Streamable HTTP (add --transport sse for the old HTTP+SSE)
   --command 'cmd args'       a stdio server
-  --config FILE --server N   an entry of an MCP client config file
+  --config FILE --server N   an entry of an MCP client config file (the full-screen UI
+                             opens every server of FILE at once without --server)
   --demo legacy|extension    the built-in demo server
 
   taskscope demo                                  the built-in demo (full-screen UI)
@@ -71,23 +76,30 @@ def _check_limits() -> None:
 
 
 def _open_tui(options: Options, out: Output) -> int:
-    """Open the full-screen UI on the flags' target, or on the demo for `taskscope demo`.
+    """Open the full-screen UI on the flags' target (or every server of `--config`), or on the
+    demo for `taskscope demo`.
 
     Only `--record` loads the engine's recorder before the UI; otherwise the App imports the
     engine after its first frame.
     """
-    from app.cli.target import target_from_args
-    from app.engine.rpc.targets import Target, demo_target
+    from app.cli.output import usage_error
+    from app.cli.target import target_from_args, tui_servers
+    from app.engine.rpc.targets import demo_target
     from app.tui.run import TuiOptions, run_tui
 
     flags = options.session
     target: Target
+    recorder = None
+    servers: list[tuple[str, Target | str]] = []
     try:
         if options.group == "demo":
             target = demo_target(flags.wire or "legacy")
+        elif servers := tui_servers(options.target):
+            if flags.record:
+                raise usage_error("--record takes one server: add --server NAME")
+            target = next(target for _, target in servers if not isinstance(target, str))
         else:
             target = target_from_args(options.target)
-        recorder = None
         if flags.record:
             from app.cli.record import open_recorder
 
@@ -106,6 +118,8 @@ def _open_tui(options: Options, out: Output) -> int:
             recorder=recorder,
             reconnect_attempts=flags.reconnect_attempts,
             remember_tasks=options.group != "demo",
+            servers=servers,
+            servers_label=options.target.config or "",
         )
     )
 

@@ -61,7 +61,8 @@ class TargetOptions:
     env: tuple[str, ...] = ()
     cwd: str | None = None
     config: str | None = None
-    server: str | None = None
+    servers: tuple[str, ...] = ()
+    """`--server`, each once: one for a headless command, any number (none: all) for the TUI."""
     demo: Wire | None = None
     auth: AuthFlags = field(default_factory=AuthFlags)
 

@@ -16,9 +16,11 @@ from app.engine.rpc.targets import (
     command_target,
     demo_target,
     load_config_target,
+    load_config_targets,
     parse_env,
     url_target,
 )
+from app.view.server_keys import server_name
 
 
 def target_from_args(flags: TargetOptions) -> Target:
@@ -49,8 +51,13 @@ def target_from_args(flags: TargetOptions) -> Target:
         )
     if flags.command is None:
         _refuse_stray("--command", (("env", bool(flags.env)), ("cwd", flags.cwd is not None)))
-    if (flags.server is None) != (flags.config is None):
+    if bool(flags.servers) != (flags.config is not None):
         raise usage_error("--config and --server go together")
+    if len(flags.servers) > 1:
+        raise usage_error(
+            "--server is given once here: several servers open together only in the "
+            "inspector (taskscope --config FILE [--server NAME]…)"
+        )
     try:
         if flags.url is not None:
             return url_target(
@@ -64,10 +71,33 @@ def target_from_args(flags: TargetOptions) -> Target:
             env = dict(parse_env(item) for item in flags.env)
             return command_target(flags.command, env, flags.cwd)
         if flags.config is not None:
-            return load_config_target(flags.config, flags.server or "")
+            return load_config_target(flags.config, flags.servers[0])
         return demo_target(flags.demo or "legacy")
     except TargetError as exc:
         raise usage_error(str(exc)) from exc
+
+
+def tui_servers(flags: TargetOptions) -> list[tuple[str, Target | str]]:
+    """The servers the inspector opens together: every entry of `--config` (or the `--server`
+    ones, when more than one), each with its target or why its entry cannot be used; empty when
+    the flags name one server. A usage error when none of them can be used."""
+    others = (flags.url, flags.command, flags.demo)
+    if flags.config is None or len(flags.servers) == 1 or any(v is not None for v in others):
+        return []  # one server, or a contradiction `target_from_args` names
+    try:
+        found = load_config_targets(flags.config, flags.servers)
+    except TargetError as exc:
+        raise usage_error(str(exc)) from exc
+    if len(found) == 1 and not flags.servers:
+        return []  # the file's one server: opened as with --server
+    servers: list[tuple[str, Target | str]] = [
+        (server_name(name), str(target) if isinstance(target, TargetError) else target)
+        for name, target in found
+    ]
+    if all(isinstance(target, str) for _, target in servers):
+        problems = "; ".join(f"{name}: {target}" for name, target in servers)
+        raise usage_error(f"no server of {flags.config} can be used: {problems}")
+    return servers
 
 
 def _refuse_stray(owner: str, flags: tuple[tuple[str, bool], ...]) -> None:

@@ -44,6 +44,7 @@ from app.view.source import (
     EventSink,
     FrameSink,
     SourceUnavailable,
+    TaskSource,
 )
 
 if TYPE_CHECKING:
@@ -253,6 +254,12 @@ class LiveSource:
     def stored_sign_in(self) -> StoredStatus | None:
         authorizer = self._session.authorizer
         return authorizer.store.status() if authorizer is not None else None
+
+    def servers(self) -> Sequence[str]:
+        return ()
+
+    def server(self, name: str) -> tuple[TaskSource, SessionInfo]:
+        raise SourceUnavailable("one server is watched")
 
     async def sign_out(self) -> bool:
         """Forget this server's OAuth sign-in; the next request it refuses signs in again."""

@@ -19,6 +19,7 @@ from widgets.key_footer import KeyFooter
 from widgets.plain import toast
 
 if TYPE_CHECKING:
+    from app.engine.record.recording import SessionInfo
     from app.engine.rpc.rpc_types import Frame
     from app.tui.app import TaskscopeApp
     from app.view.server_facts import ServerFacts
@@ -109,6 +110,8 @@ def server_facts_of(app: TaskscopeApp) -> ServerFacts:
     from app.view.server_facts import server_facts
 
     source = app.source
+    if source.servers():
+        return _several_facts(app)
     connection = "failed" if app.failed else source.connection_state()
     return server_facts(
         app.info,
@@ -119,6 +122,23 @@ def server_facts_of(app: TaskscopeApp) -> ServerFacts:
         signs_in=source.signs_in(),
         now=time.time(),
     )
+
+
+def _several_facts(app: TaskscopeApp) -> ServerFacts:
+    """One row per server when several are watched."""
+    from app.view.server_facts import several_servers_facts
+    from app.view.source import SourceUnavailable
+
+    servers: list[tuple[str, SessionInfo | None, str]] = []
+    for name in app.source.servers():
+        try:
+            source, info = app.source.server(name)
+        except SourceUnavailable as exc:
+            servers.append((name, None, str(exc).removeprefix(f"{name} ")))
+            continue
+        note = source.connection_note()
+        servers.append((name, info, source.connection_state() + (f": {note}" if note else "")))
+    return several_servers_facts(servers)
 
 
 def show_frame(app: TaskscopeApp) -> None:

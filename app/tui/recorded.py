@@ -22,6 +22,7 @@ from app.view.source import (
     EventSink,
     FrameSink,
     SourceUnavailable,
+    TaskSource,
 )
 
 if TYPE_CHECKING:
@@ -76,6 +77,12 @@ class RecordedSource:
 
     def stored_sign_in(self) -> StoredStatus | None:
         return None
+
+    def servers(self) -> Sequence[str]:
+        return ()
+
+    def server(self, name: str) -> tuple[TaskSource, SessionInfo]:
+        raise SourceUnavailable(READ_ONLY)
 
     async def sign_out(self) -> bool:
         raise SourceUnavailable(READ_ONLY)

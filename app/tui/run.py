@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from app.engine.rpc.era import EraPreference
     from app.engine.rpc.targets import Target
     from app.tui.app import TaskscopeApp
+    from app.tui.live import LiveSource
     from app.tui.startup import LoadedSource
 
 TEARDOWN_BOUND_SECONDS = 6.0
@@ -46,6 +47,11 @@ class TuiOptions:
     remember_tasks: bool = True
     """Keep watched task ids across runs; off for `taskscope demo`, whose server process (and
     so every task) is new each run."""
+    servers: Sequence[tuple[str, Target | str]] = ()
+    """Several servers watched at once (`--config FILE` without one `--server`): each name with
+    its target, or why its config entry cannot be used; `target` is then the first usable one."""
+    servers_label: str = ""
+    """What the header calls the set (the config file)."""
 
 
 class LiveLoader:
@@ -58,20 +64,41 @@ class LiveLoader:
 
     def load(self) -> LoadedSource:
         """Import the engine and build the source; called once, off the event loop. The heap is
-        then as big as it gets before the watch begins, so the garbage collector is settled."""
-        from app.engine.forms.input_text import root_entries
+        then as big as it gets before the watch begins, so the garbage collector is settled.
+
+        Several servers get a source each behind a `MultiSource`, with no journal of the
+        session yet (`e` then exports each task's own timeline as JSON)."""
         from app.engine.record.recorder import Recorder, redactor_for
-        from app.engine.rpc.reconnect import ReconnectPolicy
-        from app.tui.live import LiveSource
+        from app.tui.multi import MultiSource
         from app.tui.startup import LoadedSource, settle_gc
 
         options = self.options
-        recorder = options.recorder or Recorder(
-            redactor_for(options.target, options.redact), None, face="tui"
-        )
-        self.recorder = recorder
-        source = LiveSource(
-            options.target,
+        loaded: LoadedSource
+        if options.servers:
+            entries = [
+                (name, target if isinstance(target, str) else self._live(target, None))
+                for name, target in options.servers
+            ]
+            several = MultiSource(entries, label=options.servers_label, readonly=options.readonly)
+            loaded = LoadedSource(several)
+        else:
+            recorder = options.recorder or Recorder(
+                redactor_for(options.target, options.redact), None, face="tui"
+            )
+            self.recorder = recorder
+            loaded = LoadedSource(self._live(options.target, recorder), recorder.history)
+        settle_gc()
+        return loaded
+
+    def _live(self, target: Target, recorder: Recorder | None) -> LiveSource:
+        """The live source of one server, as the options say."""
+        from app.engine.forms.input_text import root_entries
+        from app.engine.rpc.reconnect import ReconnectPolicy
+        from app.tui.live import LiveSource
+
+        options = self.options
+        return LiveSource(
+            target,
             era=options.era,
             expected_wire=options.expected_wire,
             redact=options.redact,
@@ -80,8 +107,6 @@ class LiveLoader:
             policy=ReconnectPolicy(attempts=options.reconnect_attempts),
             roots=root_entries(options.roots),
         )
-        settle_gc()
-        return LoadedSource(source, recorder.history)
 
     def close(self) -> None:
         """Close the recorder: the one `load` made, else the `--record` one it was given."""

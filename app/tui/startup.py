@@ -106,6 +106,12 @@ class LoadingSource:
     def stored_sign_in(self) -> StoredStatus | None:
         return None
 
+    def servers(self) -> Sequence[str]:
+        return ()
+
+    def server(self, name: str) -> tuple[TaskSource, SessionInfo]:
+        raise SourceUnavailable(STILL_LOADING)
+
     async def sign_out(self) -> bool:
         raise SourceUnavailable(STILL_LOADING)
 

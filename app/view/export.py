@@ -25,10 +25,13 @@ from app.view.state import WatchedTask
 
 def watched_json(watched: WatchedTask) -> dict[str, Any]:
     """One task as JSON: the normalized fields, the display status and the raw server state."""
-    document: dict[str, Any] = {"taskId": watched.task_id, "displayStatus": watched.status}
+    document: dict[str, Any] = {"taskId": watched.server_task_id, "displayStatus": watched.status}
     if watched.task is not None:
         document.update(task_json(watched.task))
+        document["taskId"] = watched.server_task_id  # not the row key of several servers
         document["raw"] = watched.task.raw
+    if watched.server is not None:
+        document["server"] = watched.server
     if watched.tool_name and "toolName" not in document:
         document["toolName"] = watched.tool_name
     if watched.synchronous:

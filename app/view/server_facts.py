@@ -63,6 +63,25 @@ def server_facts(
     return ServerFacts(one_line(name, VALUE_MAX_CHARS), _bounded(rows))
 
 
+def several_servers_facts(
+    servers: list[tuple[str, SessionInfo | None, str]],
+) -> ServerFacts:
+    """The facts of several servers, a row each: its state (or why it cannot be used), then who
+    it is and which tasks wire it speaks, once connected."""
+    rows: list[tuple[str, str]] = []
+    for name, info, state in servers:
+        if info is None:
+            rows.append((name, state))
+            continue
+        wire = info.capabilities.wire
+        spoken = wire if wire == "none" else f"{wire} wire ({verbs_text(info.capabilities)})"
+        who = f"{info.server_name} {info.server_version}".strip() or "unnamed server"
+        rows.append(
+            (name, f"{state} · {who} · {info.transport} · {info.protocol_version} · {spoken}")
+        )
+    return ServerFacts(f"{len(servers)} servers", _bounded(rows))
+
+
 def _sign_in_text(status: StoredStatus | None, now: float) -> str:
     """The stored sign-in in words, never a token."""
     if status is None or not status.has_access_token:

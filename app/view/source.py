@@ -65,6 +65,15 @@ class TaskSource(Protocol):
         stored. Raises `SourceUnavailable` where nothing signs in."""
         ...
 
+    def servers(self) -> Sequence[str]:
+        """The names of the servers watched when there are several (empty for one server)."""
+        ...
+
+    def server(self, name: str) -> tuple[TaskSource, SessionInfo]:
+        """One of several servers, to pick a tool or adopt an id on it; `SourceUnavailable`
+        while it is not connected."""
+        ...
+
     async def list_tools(self) -> Sequence[ToolInfo]: ...
 
     async def create(

@@ -19,12 +19,13 @@ FIRST_DESCENDING: frozenset[SortKey] = frozenset({"age", "last_change"})
 a person reads "sort by age"; pressing the key again reverses."""
 
 
-FilterField = Literal["status", "tool", "id", "text"]
+FilterField = Literal["status", "tool", "id", "server", "text"]
 
 
 @dataclass(frozen=True, slots=True)
 class FilterTerm:
-    """One `/` token: `status:`, `tool:`, `id:` or free text, optionally negated with `!`."""
+    """One `/` token: `status:`, `tool:`, `id:`, `server:` or free text, optionally negated with
+    `!`."""
 
     field: FilterField
     value: str
@@ -42,11 +43,14 @@ class FilterTerm:
         if self.field == "tool":
             return needle in (watched.tool_name or "").casefold()
         if self.field == "id":
-            return needle in watched.task_id.casefold()
+            return needle in watched.server_task_id.casefold()
+        if self.field == "server":
+            wanted = needle.split(",")
+            server = (watched.server or "").casefold()
+            return any(want in server for want in wanted if want)
         message = watched.task.status_message if watched.task else None
-        haystack = " ".join(
-            part for part in (watched.task_id, watched.tool_name, watched.status, message) if part
-        )
+        parts = (watched.task_id, watched.tool_name, watched.status, message)
+        haystack = " ".join(part for part in parts if part)
         return needle in haystack.casefold()
 
 
@@ -74,6 +78,7 @@ _FIELD_PREFIXES: dict[str, FilterField] = {
     "t": "tool",
     "id": "id",
     "task": "id",
+    "server": "server",
 }
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from app.engine.record.history import LifeStep
 from app.view.json_diff import StateDiff, json_diff
+from app.view.server_keys import bare_id
 from app.view.status_history import EMPTY_HISTORY, StatusHistory, next_history
 
 if TYPE_CHECKING:  # annotations only: the TUI's first frame does not load pydantic
@@ -89,6 +90,13 @@ class WatchedTask:
     last_frame: object | None = None
     timeline: tuple[TimelineEntry, ...] = field(default=(), repr=False)
     history: StatusHistory = field(default=EMPTY_HISTORY, repr=False)
+    server: str | None = None
+    """The server's name when the inspector watches several (`task_id` is then its row key)."""
+
+    @property
+    def server_task_id(self) -> str:
+        """The id the server gave the task (`task_id` is the row key)."""
+        return bare_id(self.task_id, self.server)
 
     @property
     def status(self) -> DisplayStatus:
@@ -221,6 +229,7 @@ def apply_event(
             first_seen=event.at,
             last_change=event.at,
             last_event=event.at,
+            server=event.server,
         )
     previous = watched.task
     task = event.task if event.task is not None else previous

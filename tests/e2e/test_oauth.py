@@ -204,6 +204,9 @@ class Sink:
         return None
 
 
+ENDPOINT_WAIT_S = 3.0
+
+
 async def test_a_slow_sign_in_outlasts_the_wait_for_the_sse_endpoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -214,11 +217,12 @@ async def test_a_slow_sign_in_outlasts_the_wait_for_the_sse_endpoint(
         heard = Heard()
         authorizer = authorizer_for(target, heard)
         assert authorizer is not None
-        transport = SseTransport(target, AuthGate(authorizer), endpoint_timeout=0.2)
+        # long enough for the endpoint to come after the sign-in on a loaded machine
+        transport = SseTransport(target, AuthGate(authorizer), endpoint_timeout=ENDPOINT_WAIT_S)
         sink = Sink()
         started = asyncio.ensure_future(transport.start(sink))
         url = await asyncio.wait_for(heard.url, 30)
-        await asyncio.sleep(0.5)  # longer than the endpoint wait: only a longer wait is tested
+        await asyncio.sleep(ENDPOINT_WAIT_S + 1)  # the person takes longer than the wait
         assert not started.done()
         await asyncio.to_thread(visit, url, False)
         try:

@@ -16,7 +16,14 @@ from textual.pilot import Pilot
 
 from app.tui.app import TaskscopeApp
 from tests.support.tui_helpers import wait_for
-from tests.support.tui_recording import HISTORY_TASKS, RECORDED_TASKS, history_app, recorded_app
+from tests.support.tui_recording import (
+    HISTORY_TASKS,
+    RECORDED_TASKS,
+    SEVERAL_TASKS,
+    history_app,
+    recorded_app,
+    several_app,
+)
 from widgets.arguments_form import ArgumentsForm
 from widgets.frame_exchange import ExchangeScreen
 from widgets.tool_picker import ToolPicker
@@ -119,3 +126,17 @@ async def show_time_view(pilot: Pilot[Any]) -> None:
 @pytest.mark.parametrize("size", [(80, 24), (120, 36), (200, 50)], ids=lambda s: f"{s[0]}x{s[1]}")
 def test_time_view(snap_compare: Any, size: tuple[int, int]) -> None:
     assert snap_compare(history_app(), terminal_size=size, run_before=show_time_view)
+
+
+async def show_several(pilot: Pilot[Any]) -> None:
+    app = pilot.app
+    assert isinstance(app, TaskscopeApp)
+    await wait_for(pilot, lambda: len(app.tasks) == SEVERAL_TASKS and app.table.row_count)
+    app.go_to_task("github · tk-report-01a9")
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("size", [(120, 36), (200, 50)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_several_servers(snap_compare: Any, size: tuple[int, int]) -> None:
+    """Two servers' tasks in one list (the same id on both), the header's state of each."""
+    assert snap_compare(several_app(), terminal_size=size, run_before=show_several)

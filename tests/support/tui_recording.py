@@ -330,3 +330,58 @@ def history_app(**kwargs: Any) -> TaskscopeApp:
 
 
 HISTORY_TASKS = 8
+
+
+SEVERAL = ("github", "linear", "broken")
+
+
+class SeveralRecordedSource(RecordedSource):
+    """The recording as if from two of three servers of a config file (one failed)."""
+
+    def connection_note(self) -> str | None:
+        return "2 of 3 · broken failed"
+
+
+def several_app() -> TaskscopeApp:
+    """The App on the recording spread over two servers (as `MultiSource` renames them), with
+    the same id on both for one task."""
+    from dataclasses import replace
+
+    from app.view.server_keys import row_key
+
+    servers: dict[str, str] = {}
+    events = []
+    for event in [*recorded_events(), *_twin_events()]:
+        twin = event.task_id.endswith("#twin")
+        task_id = event.task_id.removesuffix("#twin")
+        server = "linear" if twin else servers.setdefault(task_id, SEVERAL[len(servers) % 2])
+        key = row_key(server, task_id)
+        task = event.task.model_copy(update={"task_id": key}) if event.task else None
+        events.append(replace(event, task_id=key, task=task, server=server))
+    info = replace(
+        INFO,
+        server_name="3 servers",
+        server_version="",
+        transport="several",
+        protocol_version="",
+        label="~/.cursor/mcp.json",
+        server_key="servers:~/.cursor/mcp.json",
+        several=SEVERAL,
+    )
+    return TaskscopeApp(
+        SeveralRecordedSource(info, events, recorded_frames(), TOOLS),
+        clock=lambda: NOW,
+        remember_tasks=False,
+    )
+
+
+def _twin_events() -> list[TaskEvent]:
+    """A task on the second server with the id of one on the first."""
+    twin = _task("tk-report-01a9", "build_report", "completed", "Report ready", 40.0)
+    return [
+        _event("created", twin, 40.0, task_id="tk-report-01a9#twin", source="create"),
+        _event("stopped", twin, 20.0, task_id="tk-report-01a9#twin", detail="completed"),
+    ]
+
+
+SEVERAL_TASKS = RECORDED_TASKS + 1

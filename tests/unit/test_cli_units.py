@@ -398,3 +398,37 @@ def test_terminal_lines_read_straight_from_a_descriptor() -> None:
         "",
     ]
     os.close(read_end)
+
+
+def test_the_inspector_opens_every_server_of_a_config_headless_commands_one(
+    tmp_path: Path,
+) -> None:
+    from app.cli.target import tui_servers
+
+    config = tmp_path / "mcp.json"
+    servers = {
+        "a": {"command": "srv-a"},
+        "b · c": {"url": "http://127.0.0.1:9/mcp"},
+        "broken": {"url": 5},
+    }
+    config.write_text(json.dumps({"mcpServers": servers}))
+    every = tui_servers(parse(["--config", str(config)]).target)
+    assert [name for name, _ in every] == ["a", "b - c", "broken"]  # the key separator replaced
+    assert isinstance(every[0][1], StdioTarget) and isinstance(every[1][1], HttpTarget)
+    assert isinstance(every[2][1], str) and "broken" in every[2][1]
+    chosen = tui_servers(
+        parse(["--config", str(config), "--server", "a", "--server", "b · c"]).target
+    )
+    assert [name for name, _ in chosen] == ["a", "b - c"]
+    assert tui_servers(parse(["--config", str(config), "--server", "a"]).target) == []
+    with pytest.raises(CliError, match="several servers open together only in the inspector"):
+        target_from_args(
+            parse(
+                ["tools", "list", "--config", str(config), "--server", "a", "--server", "b · c"]
+            ).target
+        )
+    with pytest.raises(CliError, match="no server 'zed'"):
+        tui_servers(parse(["--config", str(config), "--server", "zed", "--server", "a"]).target)
+    config.write_text(json.dumps({"mcpServers": {"broken": {"url": 5}, "worse": {}}}))
+    with pytest.raises(CliError, match=r"no server of .* can be used"):
+        tui_servers(parse(["--config", str(config)]).target)

@@ -396,3 +396,31 @@ def test_latest_error_tie_goes_to_the_first_task_as_a_walk_would() -> None:
     assert state.summary().latest_error == "a failed"
     state.forget("a")
     assert state.summary().latest_error == "b failed"
+
+
+def test_the_same_id_on_two_servers_is_two_rows_filtered_by_server() -> None:
+    """Several servers: the row key names the server, `id:` matches the server's own id and
+    `server:` the server (comma for either, `!` for neither)."""
+    from dataclasses import replace
+
+    from app.view.server_keys import row_key
+
+    state = TasksState()
+    for server, at in (("github", T0), ("linear", T0 + 1)):
+        created = event("created", make_task("task-1", tool="deploy"), at)
+        state.apply(replace(created, task_id=row_key(server, "task-1"), server=server))
+    state.apply(event("created", make_task("solo-9"), T0 + 2))
+    tasks = state.tasks
+    assert list(tasks) == ["github · task-1", "linear · task-1", "solo-9"]
+    assert [watched.server_task_id for watched in tasks.values()] == ["task-1", "task-1", "solo-9"]
+    assert ordered_ids(tasks, task_filter=parse_filter("server:git")) == ["github · task-1"]
+    assert ordered_ids(tasks, task_filter=parse_filter("server:git,lin")) == [
+        "github · task-1",
+        "linear · task-1",
+    ]
+    assert ordered_ids(tasks, task_filter=parse_filter("!server:github")) == [
+        "linear · task-1",
+        "solo-9",
+    ]
+    assert ordered_ids(tasks, task_filter=parse_filter("id:github")) == []
+    assert ordered_ids(tasks, task_filter=parse_filter("github")) == ["github · task-1"]

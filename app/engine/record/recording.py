@@ -57,6 +57,8 @@ class SessionInfo:
     """How the era was decided (`EraDecision.as_json()`); empty in older recordings."""
     replay: bool = False
     """The tasks come from a recording, not from a live server (never written to a recording)."""
+    several: tuple[str, ...] = ()
+    """The names of the servers watched together (empty: one server); never recorded."""
 
 
 @dataclass(frozen=True, slots=True)

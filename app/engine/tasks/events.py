@@ -53,3 +53,5 @@ class TaskEvent:
     input_request: InputRequest | None = None
     next_poll: NextPoll | None = None
     frame: object | None = None  # the offending or relevant raw frame, for violations and errors
+    server: str | None = None
+    """The server's name when the inspector watches several (`task_id` is then its row key)."""

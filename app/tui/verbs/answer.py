@@ -70,7 +70,7 @@ async def answer_request(app: TaskscopeApp, request: InputRequest) -> dict[str, 
         app,
         request,
         submit=submit,
-        server=app.info.server_name if app.info else "",
+        server=server_of(app, request),
         draft=inputs.take_draft(request) or app.source.staged_answer(request),
         reject=reject,
         keep_draft=keep_draft,
@@ -87,9 +87,21 @@ def inbox_entries(app: TaskscopeApp) -> list[InboxEntry]:
     """Every input request a watched task is waiting on, with when it was first seen."""
     from widgets.input_inbox import InboxEntry
 
-    server = app.info.server_name if app.info else ""
     pending = app.inputs.entries(app.tasks.tasks.values(), app.clock())
-    return [InboxEntry(request, server, arrived) for request, arrived in pending]
+    return [InboxEntry(request, server_of(app, request), arrived) for request, arrived in pending]
+
+
+def server_of(app: TaskscopeApp, request: InputRequest) -> str:
+    """The name of the server that asked `request`: one of several (its row keys say which),
+    else the one watched."""
+    names = app.source.servers()
+    if names:
+        from app.view.server_keys import split_key
+
+        found = split_key(request.key, set(names))
+        if found is not None:
+            return found[0]
+    return app.info.server_name if app.info else ""
 
 
 def open_inbox(app: TaskscopeApp) -> None:

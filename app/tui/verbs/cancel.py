@@ -34,7 +34,7 @@ def cancel_tasks(app: TaskscopeApp) -> None:
         body.append(f"• {one_line(watched.task_id, 40)}  {one_line(watched.tool_name or '', 30)}\n")
     if len(targets) > LISTED_AT_MOST:
         body.append(f"… and {len(targets) - LISTED_AT_MOST} more\n")
-    if _cooperative(app):
+    if any(_cooperative(app, watched.task_id) for watched in targets):
         body.append("\nCancel is cooperative here: the server may still finish the task.")
     title = f"Cancel {len(targets)} task{'s' if len(targets) != 1 else ''}?"
     ids = [watched.task_id for watched in targets]
@@ -53,13 +53,18 @@ def send_cancel(app: TaskscopeApp, task_ids: list[str]) -> None:
     app.run_worker(_cancel(app, task_ids), group="actions", exit_on_error=False, name="cancel")
 
 
-def _cooperative(app: TaskscopeApp) -> bool:
+def _cooperative(app: TaskscopeApp, task_id: str) -> bool:
+    """Whether the task's server cancels cooperatively (the extension wire): its own wire when
+    known (each of several servers has its own), else the server's."""
+    watched = app.tasks.get(task_id)
+    if watched is not None and watched.task is not None:
+        return watched.task.wire == "extension"
     return app.info is not None and app.info.capabilities.wire == "extension"
 
 
 async def _cancel(app: TaskscopeApp, task_ids: list[str]) -> None:
-    cooperative = _cooperative(app)
     for task_id in task_ids:
+        cooperative = _cooperative(app, task_id)
         try:
             await app.source.cancel(task_id)
         except Exception as exc:

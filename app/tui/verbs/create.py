@@ -10,7 +10,9 @@ from app.tui.problems import describe
 from widgets.plain import toast
 
 if TYPE_CHECKING:
+    from app.engine.record.recording import SessionInfo
     from app.tui.app import TaskscopeApp
+    from app.view.source import TaskSource
     from widgets.arguments_form import CreateRequest
 
 
@@ -20,22 +22,23 @@ def new_task(app: TaskscopeApp) -> None:
 
 
 async def _pick_and_create(app: TaskscopeApp) -> None:
-    """Tool picker, then arguments form, then the call."""
+    """Server (when several are watched), tool picker, then arguments form, then the call."""
+    from app.tui.server_choice import choose_server
     from widgets.arguments_form import ArgumentsForm
     from widgets.tool_picker import ToolPicker
 
-    if app.info is None:
-        toast(app, "Not connected yet.", severity="warning")
+    chosen = await choose_server(app, "New task on which server?")
+    if chosen is None:
         return
     try:
-        tools = await app.source.list_tools()
+        tools = await chosen.source.list_tools()
     except Exception as exc:
         toast(app, describe(exc), title="tools/list failed", severity="error")
         return
     tool = await app.push_screen_wait(ToolPicker(tools))
     if tool is None:
         return
-    capabilities = app.info.capabilities
+    capabilities = chosen.info.capabilities
     form = ArgumentsForm(
         tool,
         legacy=capabilities.wire != "extension",
@@ -43,13 +46,20 @@ async def _pick_and_create(app: TaskscopeApp) -> None:
     )
     request = await app.push_screen_wait(form)
     if request is not None:
-        await create_task(app, request)
+        await create_task(app, request, chosen.source, chosen.info)
 
 
-async def create_task(app: TaskscopeApp, request: CreateRequest) -> None:
-    """Run one tool call; a task is watched, a synchronous answer becomes a finished row."""
+async def create_task(
+    app: TaskscopeApp,
+    request: CreateRequest,
+    source: TaskSource | None = None,
+    info: SessionInfo | None = None,
+) -> None:
+    """Run one tool call on `source` (the App's, by default); a task is watched, a synchronous
+    answer becomes a finished row."""
+    source = source or app.source
     try:
-        outcome = await app.source.create(
+        outcome = await source.create(
             request.tool, request.arguments, ttl_ms=request.ttl_ms, as_task=request.as_task
         )
     except Exception as exc:
@@ -58,17 +68,19 @@ async def create_task(app: TaskscopeApp, request: CreateRequest) -> None:
     if outcome.task is not None:
         toast(app, f"Task {one_line(outcome.task.task_id, 40)} created", timeout=3)
         return
-    _show_synchronous(app, request.tool, outcome.sync_result or {})
+    _show_synchronous(app, request.tool, outcome.sync_result or {}, info or app.info)
 
 
-def _show_synchronous(app: TaskscopeApp, tool: str, result: dict[str, Any]) -> None:
+def _show_synchronous(
+    app: TaskscopeApp, tool: str, result: dict[str, Any], info: SessionInfo | None
+) -> None:
     """A call answered at once: a finished row marked "answered synchronously"."""
     from app.engine.tasks.events import TaskEvent
     from app.engine.tasks.models import Task
 
     task_id = f"sync-{len(app.synthetic) + 1}"
     app.synthetic.add(task_id)
-    extension = app.info is not None and app.info.capabilities.wire == "extension"
+    extension = info is not None and info.capabilities.wire == "extension"
     task = Task(
         task_id=task_id,
         wire="extension" if extension else "legacy",

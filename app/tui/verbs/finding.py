@@ -63,25 +63,40 @@ async def _import(app: TaskscopeApp, quiet: bool) -> None:
 
 
 def adopt_task(app: TaskscopeApp) -> None:
-    """Ask for a task id and watch it."""
+    """Ask for a task id (and, when several servers are watched, whose) and watch it."""
+    app.run_worker(_adopt(app), group="actions", exit_on_error=False, name="adopt")
+
+
+async def _adopt(app: TaskscopeApp) -> None:
+    from app.view.server_keys import row_key
     from widgets.confirm import TextPrompt
 
-    def adopt(task_id: str | None) -> None:
-        if task_id is None:
-            return
-        app.dismissed.discard(task_id)
-        try:
-            watching = app.source.adopt(task_id)
-        except Exception as exc:
-            toast(app, describe(exc), title="Adopt", severity="error")
-            return
-        shown = one_line(task_id, 40)
-        toast(app, f"Watching {shown}" if watching else f"{shown} is already watched")
+    server = None
+    if app.source.servers():
+        from app.tui.server_choice import server_states
+        from widgets.server_picker import ServerPicker
 
+        server = await app.push_screen_wait(
+            ServerPicker("Adopt on which server?", server_states(app))
+        )
+        if server is None:
+            return
+    where = "this server" if server is None else one_line(server, 40)
     prompt = TextPrompt(
-        "Adopt a task id", "Paste the id of a task on this server.", placeholder="task id"
+        "Adopt a task id", f"Paste the id of a task on {where}.", placeholder="task id"
     )
-    app.push_screen(prompt, adopt)
+    task_id = await app.push_screen_wait(prompt)
+    if task_id is None:
+        return
+    key = task_id if server is None else row_key(server, task_id)
+    app.dismissed.discard(key)
+    try:
+        watching = app.source.adopt(key)
+    except Exception as exc:
+        toast(app, describe(exc), title="Adopt", severity="error")
+        return
+    shown = one_line(key, 60)
+    toast(app, f"Watching {shown}" if watching else f"{shown} is already watched")
 
 
 def forget_tasks(app: TaskscopeApp) -> None:

@@ -1,0 +1,341 @@
+"""A `TaskSource` over several servers at once: one `LiveSource` each, side by side.
+
+Each server connects, reconnects, signs in and polls on its own, so a slow, failing or
+OAuth-protected server holds no other back. The App sees one stream: every event and frame of a
+server is renamed to its row keys (`app.view.server_keys`: "github · task-7") and stamped with
+the server's name, and every verb the App calls with a row key goes to the server it names.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from app.engine.record.recording import SessionInfo
+from app.engine.tasks.contract import TasksCapabilities
+from app.view.server_keys import row_key, split_key
+from app.view.source import (
+    ConnectionState,
+    EventSink,
+    FrameSink,
+    SourceUnavailable,
+    TaskSource,
+)
+
+if TYPE_CHECKING:
+    from app.engine.oauth.store import StoredStatus
+    from app.engine.rpc.rpc_types import Frame
+    from app.engine.rpc.tool_info import ToolInfo
+    from app.engine.tasks.contract import CreateOutcome
+    from app.engine.tasks.events import TaskEvent
+    from app.engine.tasks.models import InputRequest, Task
+    from app.tui.live import LiveSource
+    from app.view.sign_in import SignInListener
+
+log = logging.getLogger(__name__)
+
+MAX_KEPT_REQUESTS = 4096
+"""Input requests remembered for routing answers back; the oldest goes first beyond this."""
+
+EVERY_VERB = TasksCapabilities(
+    "legacy", tool_calls=True, list=True, cancel=True, update=True, inline_result=True
+)
+"""What the App is told the servers can do together: every verb stays on, and each server
+refuses what it cannot do itself, with its reason."""
+
+CHOOSE_A_SERVER = "several servers are watched: choose one first"
+
+
+@dataclasses.dataclass
+class ServerSlot:
+    """One server of the set: its source, and what the App must know before it connects."""
+
+    name: str
+    source: LiveSource | None
+    problem: str | None = None
+    """Why it could not be used: a broken config entry, or the last connect failure."""
+    info: SessionInfo | None = None
+    runner: asyncio.Task[None] | None = None
+    waiting_adoptions: dict[str, str | None] = dataclasses.field(default_factory=dict)
+    """Task ids to watch once it connects (remembered from an earlier run), with their tools."""
+
+
+class MultiSource:
+    """Several live sources behind one `TaskSource`, keyed by the servers' names."""
+
+    def __init__(
+        self, servers: Sequence[tuple[str, LiveSource | str]], *, label: str, readonly: bool
+    ) -> None:
+        """`servers`: each name with its source, or why its config entry cannot be used."""
+        self._slots = {
+            name: ServerSlot(name, None, problem=entry)
+            if isinstance(entry, str)
+            else ServerSlot(name, entry)
+            for name, entry in servers
+        }
+        self._names = frozenset(self._slots)
+        self._label = label
+        self._readonly = readonly
+        self._paused = False
+        self._requests: dict[tuple[str | None, str], tuple[str, InputRequest]] = {}
+        self._on_event: EventSink | None = None
+        self._on_frame: FrameSink | None = None
+
+    def servers(self) -> Sequence[str]:
+        return tuple(self._slots)
+
+    def server(self, name: str) -> tuple[TaskSource, SessionInfo]:
+        source = self.server_source(name)
+        info = self._slots[name].info
+        assert info is not None
+        return source, info
+
+    def server_source(self, server: str) -> LiveSource:
+        """The source of `server` once connected; `SourceUnavailable` says why not."""
+        slot = self._slots[server]
+        if slot.problem is not None:
+            raise SourceUnavailable(f"{server} cannot be used: {slot.problem}")
+        if slot.source is None or slot.info is None:
+            raise SourceUnavailable(f"{server} is still connecting")
+        return slot.source
+
+    async def connect(self, on_event: EventSink, on_frame: FrameSink) -> SessionInfo:
+        """Start every server's connection; returns at once with what they share."""
+        self._on_event, self._on_frame = on_event, on_frame
+        loop = asyncio.get_running_loop()
+        for slot in self._slots.values():
+            if slot.source is not None:
+                slot.runner = loop.create_task(self._serve(slot), name=f"server {slot.name}")
+        return SessionInfo(
+            server_name=f"{len(self._slots)} servers",
+            server_version="",
+            transport="several",
+            protocol_version="",
+            capabilities=EVERY_VERB,
+            label=self._label,
+            server_key=f"servers:{self._label}",
+            readonly=self._readonly,
+            several=tuple(self._slots),
+        )
+
+    async def _serve(self, slot: ServerSlot) -> None:
+        """Connect one server, adopt what waited for it, import its list, then poll."""
+        source = slot.source
+        assert source is not None and self._on_event is not None and self._on_frame is not None
+        try:
+            slot.info = await source.connect(
+                self._events_of(slot.name, self._on_event),
+                self._frames_of(slot.name, self._on_frame),
+            )
+        except Exception as exc:
+            from app.tui.problems import describe
+
+            slot.problem = describe(exc)
+            return
+        slot.problem = None
+        if self._paused:
+            source.set_paused(True)
+        for task_id, tool in slot.waiting_adoptions.items():
+            source.adopt(task_id, tool)
+        slot.waiting_adoptions.clear()
+        capabilities = slot.info.capabilities
+        if capabilities.wire == "legacy" and capabilities.list:
+            try:
+                await source.list_tasks()
+            except Exception:
+                log.warning("tasks/list of %s failed", slot.name, exc_info=True)
+        try:
+            await source.run()
+        except Exception as exc:
+            from app.tui.problems import describe
+
+            slot.problem = describe(exc)
+
+    def _events_of(self, server: str, on_event: EventSink) -> EventSink:
+        def renamed(event: TaskEvent) -> None:
+            task = self._task_as(server, event.task) if event.task is not None else None
+            request = event.input_request
+            on_event(
+                dataclasses.replace(
+                    event,
+                    task_id=row_key(server, event.task_id),
+                    task=task,
+                    input_request=self._request_as(server, request) if request else None,
+                    server=server,
+                )
+            )
+
+        return renamed
+
+    def _frames_of(self, server: str, on_frame: FrameSink) -> FrameSink:
+        def renamed(frame: Frame) -> None:
+            task_id = row_key(server, frame.task_id) if frame.task_id is not None else None
+            purpose = f"{server}: {frame.purpose}" if frame.purpose else server
+            on_frame(dataclasses.replace(frame, task_id=task_id, purpose=purpose))
+
+        return renamed
+
+    def _task_as(self, server: str, task: Task) -> Task:
+        """The task under its row key, its questions under theirs (the raw JSON as sent)."""
+        requests = tuple(self._request_as(server, request) for request in task.input_requests)
+        return task.model_copy(
+            update={"task_id": row_key(server, task.task_id), "input_requests": requests}
+        )
+
+    def _request_as(self, server: str, request: InputRequest) -> InputRequest:
+        """The request under row keys, remembered so an answer finds its server again."""
+        task_id = row_key(server, request.task_id) if request.task_id is not None else None
+        shown = request.model_copy(update={"task_id": task_id, "key": row_key(server, request.key)})
+        ident = (shown.task_id, shown.key)
+        if ident not in self._requests and len(self._requests) >= MAX_KEPT_REQUESTS:
+            self._requests.pop(next(iter(self._requests)))
+        self._requests[ident] = (server, request)
+        return shown
+
+    async def run(self) -> None:
+        """Wait on every server's connection and polling until cancelled."""
+        runners = [slot.runner for slot in self._slots.values() if slot.runner is not None]
+        try:
+            await asyncio.gather(*runners, return_exceptions=True)
+            await asyncio.Event().wait()  # every server failed or stopped: idle, as one would
+        finally:
+            for runner in runners:
+                runner.cancel()
+
+    def connection_state(self) -> ConnectionState:
+        states = [self._state_of(slot) for slot in self._slots.values()]
+        for wanted in ("connected", "reconnecting", "connecting"):
+            if wanted in states:
+                return wanted
+        return "failed" if "failed" in states else "closed"
+
+    def _state_of(self, slot: ServerSlot) -> ConnectionState:
+        if slot.source is None or (slot.problem is not None and slot.info is None):
+            return "failed"
+        return slot.source.connection_state()
+
+    def connection_note(self) -> str | None:
+        """How many servers are connected, and the state of each other: "2 of 3 · beta
+        reconnecting · gamma failed"."""
+        states = {name: self._state_of(slot) for name, slot in self._slots.items()}
+        up = sum(state == "connected" for state in states.values())
+        parts = [f"{up} of {len(states)}"]
+        parts += [f"{name} {state}" for name, state in states.items() if state != "connected"]
+        return " · ".join(parts)
+
+    def on_sign_in(self, listener: SignInListener) -> None:
+        for slot in self._slots.values():
+            if slot.source is not None:
+                slot.source.on_sign_in(listener)
+
+    def signs_in(self) -> bool:
+        return False
+
+    def stored_sign_in(self) -> StoredStatus | None:
+        return None
+
+    async def sign_out(self) -> bool:
+        raise SourceUnavailable(
+            "several servers are watched: sign out of one with "
+            "taskscope oauth logout --config FILE --server NAME"
+        )
+
+    async def list_tools(self) -> Sequence[ToolInfo]:
+        raise SourceUnavailable(CHOOSE_A_SERVER)
+
+    async def create(
+        self, tool: str, arguments: dict[str, Any], *, ttl_ms: int | None, as_task: bool
+    ) -> CreateOutcome:
+        raise SourceUnavailable(CHOOSE_A_SERVER)
+
+    def _route(self, key: str) -> tuple[ServerSlot, str]:
+        found = split_key(key, self._names)
+        if found is None:
+            raise SourceUnavailable(f"{key!r} names none of the servers watched")
+        server, task_id = found
+        return self._slots[server], task_id
+
+    def _connected(self, key: str) -> tuple[LiveSource, str]:
+        slot, task_id = self._route(key)
+        return self.server_source(slot.name), task_id
+
+    async def cancel(self, task_id: str) -> None:
+        source, real = self._connected(task_id)
+        await source.cancel(real)
+
+    async def list_tasks(self) -> int:
+        """Import `tasks/list` from every connected legacy server that has one."""
+        listing = [
+            slot.source
+            for slot in self._slots.values()
+            if slot.source is not None
+            and slot.info is not None
+            and slot.info.capabilities.wire == "legacy"
+            and slot.info.capabilities.list
+        ]
+        if not listing:
+            raise SourceUnavailable("no connected server has tasks/list")
+        counts = await asyncio.gather(*(source.list_tasks() for source in listing))
+        return sum(counts)
+
+    def adopt(self, task_id: str, tool: str | None = None) -> bool:
+        """Watch a row key's task; one of a server not connected yet waits for it."""
+        slot, real = self._route(task_id)
+        if slot.source is None:
+            raise SourceUnavailable(f"{slot.name} cannot be used: {slot.problem}")
+        if slot.info is None:
+            fresh = real not in slot.waiting_adoptions
+            slot.waiting_adoptions[real] = tool
+            return fresh
+        return slot.source.adopt(real, tool)
+
+    def forget(self, task_id: str) -> bool:
+        slot, real = self._route(task_id)
+        slot.waiting_adoptions.pop(real, None)
+        if slot.source is None or slot.info is None:
+            return False
+        return slot.source.forget(real)
+
+    def poll_now(self, task_id: str) -> bool:
+        slot, real = self._route(task_id)
+        return slot.source is not None and slot.info is not None and slot.source.poll_now(real)
+
+    def set_paused(self, paused: bool) -> None:
+        self._paused = paused
+        for slot in self._slots.values():
+            if slot.source is not None and slot.info is not None:
+                slot.source.set_paused(paused)
+
+    def _request_of(self, request: InputRequest) -> tuple[LiveSource, InputRequest]:
+        found = self._requests.get((request.task_id, request.key))
+        if found is None:
+            raise SourceUnavailable("this question is no longer known to any server")
+        server, real = found
+        return self.server_source(server), real
+
+    async def answer(self, request: InputRequest, response: dict[str, Any]) -> None:
+        source, real = self._request_of(request)
+        await source.answer(real, response)
+
+    async def reject(self, request: InputRequest) -> bool:
+        source, real = self._request_of(request)
+        return await source.reject(real)
+
+    async def answer_roots(self, request: InputRequest) -> str | None:
+        source, real = self._request_of(request)
+        return await source.answer_roots(real)
+
+    def staged_answer(self, request: InputRequest) -> dict[str, Any] | None:
+        try:
+            source, real = self._request_of(request)
+        except SourceUnavailable:
+            return None
+        return source.staged_answer(real)
+
+    async def close(self) -> None:
+        """Close every server's connection at once."""
+        sources = [slot.source for slot in self._slots.values() if slot.source is not None]
+        await asyncio.gather(*(source.close() for source in sources), return_exceptions=True)
