@@ -4,7 +4,8 @@ Each run is a separate process (`bench.scale_child`) holding the real App, so it
 the App's alone; the demo server runs in its own process (HTTP) or as the App's child (stdio),
 never counted. Targets at 1,000 tasks: ≤ 0.6 CPU seconds per second, ≤ 300 MB RSS, ≤ 4 table
 repaints per second, key-press-to-screen p95 ≤ 100 ms; 100 and 10,000 tasks show the growth.
-Pacing under this load is reported here too (benchmark 3's figures).
+The same 1,000 tasks spread over 10 stdio servers (100 each, both wires) must meet the same
+targets. Pacing under this load is reported here too (benchmark 3's figures).
 """
 
 from __future__ import annotations
@@ -34,8 +35,10 @@ def run_child(
     seconds: float,
     *extra: str,
     poll_interval_ms: int = 1000,
+    servers: int = 0,
 ) -> dict[str, Any]:
-    """Run `bench.scale_child` against a fresh `--bench` demo server; its figures."""
+    """Run `bench.scale_child` against a fresh `--bench` demo server (or `servers` stdio ones
+    of both wires); its figures."""
     server_args = ("--bench", "--poll-interval-ms", str(poll_interval_ms))
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch) / "figures.json"
@@ -51,7 +54,14 @@ def run_child(
             str(out),
             *extra,
         ]
-        if transport == "http":
+        if servers:
+            subprocess.run(
+                [*child, "--servers", str(servers), "--poll-interval-ms", str(poll_interval_ms)],
+                cwd=REPO_ROOT,
+                check=True,
+                timeout=CHILD_TIMEOUT_S,
+            )
+        elif transport == "http":
             with start_http_demo(wire, *server_args) as (url, _process):
                 subprocess.run(
                     [*child, "--url", url], cwd=REPO_ROOT, check=True, timeout=CHILD_TIMEOUT_S
@@ -114,6 +124,8 @@ RUNS_QUICK: tuple[tuple[Wire, TransportName, int, bool], ...] = (
     ("extension", "http", 20, False),
     ("legacy", "stdio", 20, False),
 )
+SEVERAL_SERVERS = 10
+"""The servers of the several-servers run: as many tasks as the largest targeted run, shared."""
 
 
 def run(quick: bool, sizes: tuple[int, ...] | None = None) -> Report:
@@ -121,10 +133,15 @@ def run(quick: bool, sizes: tuple[int, ...] | None = None) -> Report:
     report = Report("scale")
     runs = RUNS_QUICK if quick else RUNS_FULL
     seconds = 3.0 if quick else 20.0
+    extra = ("--settle", "1") if quick else ()
     for wire, transport, tasks, targets in runs:
         if sizes is not None and tasks not in sizes:
             continue
-        extra = ("--settle", "1") if quick else ()
         figures = run_child(wire, transport, tasks, seconds, *extra)
         add_figures(report, f"{tasks} tasks, {wire}/{transport}", figures, targets=targets)
+    tasks = 20 if quick else 1000
+    if sizes is None or tasks in sizes:
+        figures = run_child("legacy", "stdio", tasks, seconds, *extra, servers=SEVERAL_SERVERS)
+        label = f"{tasks} tasks on {SEVERAL_SERVERS} servers, both wires/stdio"
+        add_figures(report, label, figures, targets=not quick)
     return report

@@ -2,6 +2,10 @@
 source, driven through Pilot, watching N `bench_churn` tasks. Run by `bench.scale`/`bench.memory`:
 
     python -m bench.scale_child --url URL | --stdio-wire WIRE  --tasks N --seconds S --out FILE
+    python -m bench.scale_child --servers 10 --tasks N --seconds S --out FILE
+
+With `--servers K` the App watches K stdio demo servers at once (legacy and extension in turn,
+behind the `MultiSource` of `taskscope --config`), N/K tasks each.
 
 It creates the tasks through the source (as the `n` key would, minus a toast per task), waits until
 every row is shown, settles, then measures for S seconds: CPU seconds of this process, RSS, table
@@ -12,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import gc
 import json
 import os
@@ -28,6 +33,8 @@ from app.engine.rpc.targets import HttpTarget, StdioTarget, Target
 from app.tui.app import TaskscopeApp
 from app.tui.config import TuiConfig
 from app.tui.live import LiveSource
+from app.tui.multi import MultiSource
+from app.view.source import SourceUnavailable, TaskSource
 from bench.app_probe import FrameMeter, key_latency
 from bench.common import (
     REPO_ROOT,
@@ -38,7 +45,7 @@ from bench.common import (
     stdio_demo_command,
 )
 from bench.pacing_probe import PacingProbe
-from bench.servers import churn_arguments
+from bench.servers import Wire, churn_arguments
 
 CREATE_CONCURRENCY = 32
 SCREEN_SIZE = (160, 48)
@@ -49,7 +56,7 @@ class ProbingRecorder(Recorder):
     """The App's in-memory recorder (as `run_tui` makes it) that also shows each frame to the
     pacing probe; the recorder is how a source reports its frames."""
 
-    def __init__(self, probe: PacingProbe, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, probe: Callable[[Frame], None], *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._probe = probe
 
@@ -66,7 +73,7 @@ async def _wait_until(condition: Callable[[], bool], timeout: float, what: str) 
         await asyncio.sleep(0.05)
 
 
-async def _create_tasks(source: LiveSource, count: int, period_s: float, steps: int | None) -> None:
+async def _create_tasks(source: TaskSource, count: int, period_s: float, steps: int | None) -> None:
     gate = asyncio.Semaphore(CREATE_CONCURRENCY)
 
     async def create(index: int) -> None:
@@ -79,19 +86,41 @@ async def _create_tasks(source: LiveSource, count: int, period_s: float, steps: 
     await asyncio.gather(*(create(index) for index in range(count)))
 
 
-async def scenario(target: Target, options: argparse.Namespace) -> None:
-    """Run the App on `target`, load the tasks, measure, write the figures to `options.out`."""
+async def scenario(targets: list[Target], options: argparse.Namespace) -> None:
+    """Run the App on `targets` (several behind a `MultiSource`), load the tasks, measure, write
+    the figures to `options.out`."""
     probe = PacingProbe()
-    recorder = ProbingRecorder(probe, redactor_for(target), None, face="tui")
-    source = LiveSource(target, recorder=recorder)
-    app = TaskscopeApp(source, config=TuiConfig(), remember_tasks=False, history=recorder.history)
-    figures: dict[str, Any] = {"tasks": options.tasks}
+    recorders = [
+        ProbingRecorder(_renamed(probe, index), redactor_for(target), None, face="tui")
+        for index, target in enumerate(targets)
+    ]
+    sources = [
+        LiveSource(target, recorder=recorder)
+        for target, recorder in zip(targets, recorders, strict=True)
+    ]
+    source: TaskSource = sources[0]
+    if len(sources) > 1:
+        entries: list[tuple[str, LiveSource | str]] = [
+            (f"server-{index}", each) for index, each in enumerate(sources)
+        ]
+        source = MultiSource(entries, label="bench", readonly=False)
+    history = recorders[0].history if len(sources) == 1 else None
+    app = TaskscopeApp(source, config=TuiConfig(), remember_tasks=False, history=history)
+    figures: dict[str, Any] = {"tasks": options.tasks, "servers": len(sources)}
     async with app.run_test(size=SCREEN_SIZE) as pilot:
-        await _wait_until(lambda: app.info is not None, 60, "the connection")
+        await _wait_until(lambda: _connected(app, source), 60, "the connections")
         started = time.perf_counter()
-        await _create_tasks(source, options.tasks, options.period, options.steps)
+        share = options.tasks // len(sources)
+        await asyncio.gather(
+            *(
+                _create_tasks(_server(source, index), share, options.period, options.steps)
+                for index in range(len(sources))
+            )
+        )
         await _wait_until(
-            lambda: len(app.table.order) >= options.tasks, 120 + options.tasks / 20, "the rows"
+            lambda: len(app.table.order) >= share * len(sources),
+            120 + options.tasks / 20,
+            "the rows",
         )
         figures["load_s"] = time.perf_counter() - started
         await asyncio.sleep(options.settle)
@@ -106,6 +135,30 @@ async def scenario(target: Target, options: argparse.Namespace) -> None:
         # Leave without the App's teardown: the figures are written, and a stdio server sees
         # its stdin close and exits on its own.
         os._exit(0)
+
+
+def _renamed(probe: PacingProbe, index: int) -> Callable[[Frame], None]:
+    """The probe fed one server's frames with its task ids made unique among the servers."""
+
+    def feed(frame: Frame) -> None:
+        task_id = f"{index}:{frame.task_id}" if frame.task_id is not None else None
+        probe(dataclasses.replace(frame, task_id=task_id))
+
+    return feed
+
+
+def _connected(app: TaskscopeApp, source: TaskSource) -> bool:
+    if app.info is None:
+        return False
+    try:
+        return all(source.server(name) for name in source.servers())
+    except SourceUnavailable:
+        return False
+
+
+def _server(source: TaskSource, index: int) -> TaskSource:
+    names = source.servers()
+    return source.server(names[index])[0] if names else source
 
 
 async def _measure_load(
@@ -160,6 +213,7 @@ def _parse(argv: list[str] | None = None) -> argparse.Namespace:
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--url", help="a running demo server (Streamable HTTP)")
     where.add_argument("--stdio-wire", choices=["legacy", "extension"])
+    where.add_argument("--servers", type=int, help="this many stdio servers, both wires in turn")
     parser.add_argument("--poll-interval-ms", type=int, default=1000, help="stdio server hint")
     parser.add_argument("--tasks", type=int, default=1000)
     parser.add_argument("--period", type=float, default=4.0, help="bench_churn period (s)")
@@ -175,15 +229,22 @@ def _parse(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> None:
     """Parse the options, run the scenario, write the figures."""
     options = _parse(argv)
-    target: Target
+    targets: list[Target]
     if options.url:
-        target = HttpTarget(url=options.url)
+        targets = [HttpTarget(url=options.url)]
+    elif options.servers:
+        wires: tuple[Wire, Wire] = ("legacy", "extension")
+        targets = [_stdio(wires[index % 2], options) for index in range(options.servers)]
     else:
-        command = stdio_demo_command(
-            options.stdio_wire, "--bench", "--poll-interval-ms", str(options.poll_interval_ms)
-        )
-        target = StdioTarget(command=command, cwd=str(REPO_ROOT))
-    asyncio.run(scenario(target, options))
+        targets = [_stdio(options.stdio_wire, options)]
+    asyncio.run(scenario(targets, options))
+
+
+def _stdio(wire: Wire, options: argparse.Namespace) -> Target:
+    command = stdio_demo_command(
+        wire, "--bench", "--poll-interval-ms", str(options.poll_interval_ms)
+    )
+    return StdioTarget(command=command, cwd=str(REPO_ROOT))
 
 
 if __name__ == "__main__":

@@ -246,11 +246,11 @@ def read_options(namespace: argparse.Namespace) -> Options:
         group=group,
         verb=verb,
         target=TargetOptions(
-            url=_text(namespace, "url"),
+            urls=_texts(namespace, "url"),
             transport=cast("HttpTransportKind | None", _text(namespace, "transport")),
             headers=_texts(namespace, "header"),
             bearer=_text(namespace, "bearer"),
-            command=_text(namespace, "command"),
+            commands=_texts(namespace, "command"),
             env=_texts(namespace, "env"),
             cwd=_text(namespace, "cwd"),
             config=_text(namespace, "config"),

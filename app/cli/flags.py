@@ -22,7 +22,12 @@ def add_target_flags(parser: argparse.ArgumentParser) -> None:
     """
     group = parser.add_argument_group("target")
     suppress = argparse.SUPPRESS
-    group.add_argument("--url", default=suppress, help="Streamable HTTP (or SSE) server URL")
+    group.add_argument(
+        "--url",
+        action="append",
+        default=suppress,
+        help="Streamable HTTP (or SSE) server URL (the inspector takes several)",
+    )
     group.add_argument("--transport", choices=["streamable", "sse"], default=suppress)
     group.add_argument("--header", action="append", default=suppress, metavar="'K: V'")
     group.add_argument(
@@ -30,7 +35,11 @@ def add_target_flags(parser: argparse.ArgumentParser) -> None:
     )
     add_oauth_flags(group)
     group.add_argument(
-        "--command", default=suppress, metavar="'cmd args'", help="stdio server command line"
+        "--command",
+        action="append",
+        default=suppress,
+        metavar="'cmd args'",
+        help="stdio server command line (the inspector takes several)",
     )
     group.add_argument("--env", action="append", default=suppress, metavar="K=V")
     group.add_argument(

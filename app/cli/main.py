@@ -27,7 +27,8 @@ Pick a server with one of:
   --url URL                  Streamable HTTP (add --transport sse for the old HTTP+SSE)
   --command 'cmd args'       a stdio server
   --config FILE --server N   an entry of an MCP client config file (the full-screen UI
-                             opens every server of FILE at once without --server)
+                             opens every server of FILE at once without --server, and
+                             takes --url and --command more than once)
   --demo legacy|extension    the built-in demo server
 
   taskscope demo                                  the built-in demo (full-screen UI)
@@ -119,7 +120,7 @@ def _open_tui(options: Options, out: Output) -> int:
             reconnect_attempts=flags.reconnect_attempts,
             remember_tasks=options.group != "demo",
             servers=servers,
-            servers_label=options.target.config or "",
+            servers_label=options.target.config or ", ".join(name for name, _ in servers),
         )
     )
 

@@ -53,11 +53,13 @@ class AuthFlags:
 class TargetOptions:
     """The target flags as given (None or empty when absent); `target_from_args` checks them."""
 
-    url: str | None = None
+    urls: tuple[str, ...] = ()
+    """`--url`: one for a headless command, any number for the inspector."""
     transport: HttpTransportKind | None = None
     headers: tuple[str, ...] = ()
     bearer: str | None = None
-    command: str | None = None
+    commands: tuple[str, ...] = ()
+    """`--command`: one for a headless command, any number for the inspector."""
     env: tuple[str, ...] = ()
     cwd: str | None = None
     config: str | None = None
@@ -65,6 +67,16 @@ class TargetOptions:
     """`--server`, each once: one for a headless command, any number (none: all) for the TUI."""
     demo: Wire | None = None
     auth: AuthFlags = field(default_factory=AuthFlags)
+
+    @property
+    def url(self) -> str | None:
+        """The first `--url`, if any."""
+        return self.urls[0] if self.urls else None
+
+    @property
+    def command(self) -> str | None:
+        """The first `--command`, if any."""
+        return self.commands[0] if self.commands else None
 
     @property
     def names_target(self) -> bool:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 from typing import cast
+from urllib.parse import urlsplit
 
 from app.cli.args import no_target_error
 from app.cli.options import AuthFlags, TargetOptions
@@ -21,6 +23,11 @@ from app.engine.rpc.targets import (
     url_target,
 )
 from app.view.server_keys import server_name
+
+SEVERAL_ONLY_IN_THE_INSPECTOR = (
+    "{flag} is given once here: several servers open together only in the inspector "
+    "(taskscope --config FILE, or --url / --command more than once)"
+)
 
 
 def target_from_args(flags: TargetOptions) -> Target:
@@ -39,6 +46,28 @@ def target_from_args(flags: TargetOptions) -> Target:
         raise no_target_error()
     if len(given) > 1:
         raise usage_error(f"give only one target, not {' and '.join(given)}")
+    _check_flags(flags)
+    if flags.config is not None and not flags.servers:
+        raise usage_error("--config and --server go together")
+    for flag, values in (("--url", flags.urls), ("--command", flags.commands)):
+        if len(values) > 1:
+            raise usage_error(SEVERAL_ONLY_IN_THE_INSPECTOR.format(flag=flag))
+    if len(flags.servers) > 1:
+        raise usage_error(SEVERAL_ONLY_IN_THE_INSPECTOR.format(flag="--server"))
+    try:
+        if flags.url is not None:
+            return _url_target(flags, flags.url)
+        if flags.command is not None:
+            return _command_target(flags, flags.command)
+        if flags.config is not None:
+            return load_config_target(flags.config, flags.servers[0])
+        return demo_target(flags.demo or "legacy")
+    except TargetError as exc:
+        raise usage_error(str(exc)) from exc
+
+
+def _check_flags(flags: TargetOptions) -> None:
+    """A usage error for a flag given without the one it belongs to."""
     if flags.url is None:
         _refuse_stray(
             "--url",
@@ -51,53 +80,69 @@ def target_from_args(flags: TargetOptions) -> Target:
         )
     if flags.command is None:
         _refuse_stray("--command", (("env", bool(flags.env)), ("cwd", flags.cwd is not None)))
-    if bool(flags.servers) != (flags.config is not None):
-        raise usage_error("--config and --server go together")
-    if len(flags.servers) > 1:
-        raise usage_error(
-            "--server is given once here: several servers open together only in the "
-            "inspector (taskscope --config FILE [--server NAME]…)"
-        )
-    try:
-        if flags.url is not None:
-            return url_target(
-                flags.url,
-                flags.headers,
-                flags.bearer,
-                flags.transport or "streamable",
-                oauth_settings(flags.auth),
-            )
-        if flags.command is not None:
-            env = dict(parse_env(item) for item in flags.env)
-            return command_target(flags.command, env, flags.cwd)
-        if flags.config is not None:
-            return load_config_target(flags.config, flags.servers[0])
-        return demo_target(flags.demo or "legacy")
-    except TargetError as exc:
-        raise usage_error(str(exc)) from exc
+    if flags.servers and flags.config is None:
+        raise usage_error("--server names a server of --config FILE")
+
+
+def _url_target(flags: TargetOptions, url: str) -> Target:
+    transport = flags.transport or "streamable"
+    return url_target(url, flags.headers, flags.bearer, transport, oauth_settings(flags.auth))
+
+
+def _command_target(flags: TargetOptions, command: str) -> Target:
+    env = dict(parse_env(item) for item in flags.env)
+    return command_target(command, env, flags.cwd)
 
 
 def tui_servers(flags: TargetOptions) -> list[tuple[str, Target | str]]:
     """The servers the inspector opens together: every entry of `--config` (or the `--server`
-    ones, when more than one), each with its target or why its entry cannot be used; empty when
+    ones, when more than one) and every `--url` and `--command` (each of those flags applying
+    to all of its kind), each with its target or why its config entry cannot be used; empty when
     the flags name one server. A usage error when none of them can be used."""
-    others = (flags.url, flags.command, flags.demo)
-    if flags.config is None or len(flags.servers) == 1 or any(v is not None for v in others):
+    ad_hoc = len(flags.urls) + len(flags.commands)
+    whole_config = flags.config is not None and len(flags.servers) != 1
+    named = ad_hoc + (flags.config is not None)
+    if flags.demo is not None or (named <= 1 and not whole_config):
         return []  # one server, or a contradiction `target_from_args` names
+    _check_flags(flags)
+    found: list[tuple[str, Target | TargetError]] = []
     try:
-        found = load_config_targets(flags.config, flags.servers)
+        if flags.config is not None:
+            found = load_config_targets(flags.config, flags.servers)
+        if len(found) == 1 and not flags.servers and not ad_hoc:
+            return []  # the file's one server: opened as with --server
+        found += [(_name_of_url(url), _url_target(flags, url)) for url in flags.urls]
+        found += [(_name_of_command(line), _command_target(flags, line)) for line in flags.commands]
     except TargetError as exc:
         raise usage_error(str(exc)) from exc
-    if len(found) == 1 and not flags.servers:
-        return []  # the file's one server: opened as with --server
-    servers: list[tuple[str, Target | str]] = [
-        (server_name(name), str(target) if isinstance(target, TargetError) else target)
-        for name, target in found
-    ]
+    servers: list[tuple[str, Target | str]] = []
+    taken: set[str] = set()
+    for name, target in found:
+        unique = server_name(name)
+        for count in range(2, len(found) + 2):
+            if unique not in taken:
+                break
+            unique = f"{server_name(name)}-{count}"
+        taken.add(unique)
+        servers.append((unique, str(target) if isinstance(target, TargetError) else target))
     if all(isinstance(target, str) for _, target in servers):
         problems = "; ".join(f"{name}: {target}" for name, target in servers)
         raise usage_error(f"no server of {flags.config} can be used: {problems}")
     return servers
+
+
+def _name_of_url(url: str) -> str:
+    """A `--url` server's name: its host and port (never its user or password)."""
+    return urlsplit(url).netloc.rpartition("@")[2] or url
+
+
+def _name_of_command(line: str) -> str:
+    """A `--command` server's name: its program's file name."""
+    try:
+        program = shlex.split(line)[0]
+    except (ValueError, IndexError):
+        return line
+    return Path(program).name or program
 
 
 def _refuse_stray(owner: str, flags: tuple[tuple[str, bool], ...]) -> None:

@@ -267,7 +267,8 @@ class MultiSource:
         await source.cancel(real)
 
     async def list_tasks(self) -> int:
-        """Import `tasks/list` from every connected legacy server that has one."""
+        """Import `tasks/list` from every connected legacy server that has one (a server still
+        connecting imports its own once connected)."""
         listing = [
             slot.source
             for slot in self._slots.values()
@@ -277,6 +278,11 @@ class MultiSource:
             and slot.info.capabilities.list
         ]
         if not listing:
+            if any(
+                slot.source is not None and slot.info is None and slot.problem is None
+                for slot in self._slots.values()
+            ):
+                return 0  # each server still connecting imports its list once connected
             raise SourceUnavailable("no connected server has tasks/list")
         counts = await asyncio.gather(*(source.list_tasks() for source in listing))
         return sum(counts)

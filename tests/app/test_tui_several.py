@@ -89,6 +89,8 @@ async def test_one_list_one_inbox_and_the_server_of_each_task(limited_url: str) 
         header = app.query_one(HeaderBar)
         await wait_for(pilot, lambda: "2 of 3 · broken failed" in header.header_text().plain)
         assert "3 servers · servers.json" in header.header_text().plain
+        titles = [notification.title for notification in app._notifications]
+        assert "tasks/list failed" not in titles  # the start's import waits for each server
 
         await pilot.press("n")
         await wait_for(pilot, lambda: isinstance(app.screen, ServerPicker))

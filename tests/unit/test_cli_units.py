@@ -432,3 +432,41 @@ def test_the_inspector_opens_every_server_of_a_config_headless_commands_one(
     config.write_text(json.dumps({"mcpServers": {"broken": {"url": 5}, "worse": {}}}))
     with pytest.raises(CliError, match=r"no server of .* can be used"):
         tui_servers(parse(["--config", str(config)]).target)
+
+
+def test_repeated_url_and_command_add_servers_to_the_inspector(tmp_path: Path) -> None:
+    """Each `--url` is named by its host and port (never its password), each `--command` by its
+    program; same names get a number; the URL flags apply to every `--url`."""
+    from app.cli.target import tui_servers
+
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"a": {"command": "srv-a"}}}))
+    argv = [
+        "--url",
+        "http://user:pw@127.0.0.1:9001/mcp",
+        "--url",
+        "http://127.0.0.1:9002/mcp",
+        "--header",
+        "X-Team: blue",
+        "--command",
+        "/usr/bin/python3 -m one",
+        "--command",
+        "python3 -m two",
+        "--config",
+        str(config),
+        "--server",
+        "a",
+    ]
+    servers = tui_servers(parse(argv).target)
+    names = [name for name, _ in servers]
+    assert names == ["a", "127.0.0.1:9001", "127.0.0.1:9002", "python3", "python3-2"]
+    urls = [target for _, target in servers if isinstance(target, HttpTarget)]
+    assert len(urls) == 2 and all(target.headers["X-Team"] == "blue" for target in urls)
+    assert "pw" not in " ".join(names)
+    assert tui_servers(parse(["--url", "http://127.0.0.1:9001/mcp"]).target) == []
+    assert len(tui_servers(parse(["--url", "http://h:1/mcp", "--command", "srv"]).target)) == 2
+    for flag, value in (("--url", "http://h:1/mcp"), ("--command", "srv")):
+        with pytest.raises(CliError, match=f"{flag} is given once here"):
+            target_from_args(parse(["tools", "list", flag, value, flag, value]).target)
+    with pytest.raises(CliError, match="--header only applies to --url"):
+        tui_servers(parse(["--command", "a", "--command", "b", "--header", "K: v"]).target)
