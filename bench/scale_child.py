@@ -103,14 +103,14 @@ async def scenario(targets: list[Target], options: argparse.Namespace) -> None:
         entries: list[tuple[str, LiveSource | str]] = [
             (f"server-{index}", each) for index, each in enumerate(sources)
         ]
-        source = MultiSource(entries, label="bench", readonly=False)
+        source = MultiSource(entries, label="bench", key="servers:bench", readonly=False)
     history = recorders[0].history if len(sources) == 1 else None
     app = TaskscopeApp(source, config=TuiConfig(), remember_tasks=False, history=history)
-    figures: dict[str, Any] = {"tasks": options.tasks, "servers": len(sources)}
+    share = options.tasks // len(sources)
+    figures: dict[str, Any] = {"tasks": share * len(sources), "servers": len(sources)}
     async with app.run_test(size=SCREEN_SIZE) as pilot:
         await _wait_until(lambda: _connected(app, source), 60, "the connections")
         started = time.perf_counter()
-        share = options.tasks // len(sources)
         await asyncio.gather(
             *(
                 _create_tasks(_server(source, index), share, options.period, options.steps)

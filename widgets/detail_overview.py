@@ -37,7 +37,7 @@ def overview_table(watched: WatchedTask) -> Table:
 
     row("task", safe_text(watched.server_task_id))
     if watched.server is not None:
-        row("server", safe_text(watched.server))
+        row("on server", safe_text(watched.server))
     row("tool", safe_text(watched.tool_name or "—"))
     status = status_label(watched.status)
     if watched.cancel_requested:

@@ -13,6 +13,7 @@ from app.cli.options import AuthFlags, TargetOptions
 from app.cli.output import usage_error
 from app.engine.oauth.settings import CLIENT_SECRET_ENV, AuthMode, OAuthSettings
 from app.engine.rpc.targets import (
+    BEARER_ENV,
     Target,
     TargetError,
     command_target,
@@ -47,8 +48,6 @@ def target_from_args(flags: TargetOptions) -> Target:
     if len(given) > 1:
         raise usage_error(f"give only one target, not {' and '.join(given)}")
     _check_flags(flags)
-    if flags.config is not None and not flags.servers:
-        raise usage_error("--config and --server go together")
     for flag, values in (("--url", flags.urls), ("--command", flags.commands)):
         if len(values) > 1:
             raise usage_error(SEVERAL_ONLY_IN_THE_INSPECTOR.format(flag=flag))
@@ -60,10 +59,27 @@ def target_from_args(flags: TargetOptions) -> Target:
         if flags.command is not None:
             return _command_target(flags, flags.command)
         if flags.config is not None:
-            return load_config_target(flags.config, flags.servers[0])
+            return _config_target(flags.config, flags.servers)
         return demo_target(flags.demo or "legacy")
     except TargetError as exc:
         raise usage_error(str(exc)) from exc
+
+
+def _config_target(config: str, servers: tuple[str, ...]) -> Target:
+    """The `--server` entry of `config`, or its only one when none is named."""
+    if servers:
+        return load_config_target(config, servers[0])
+    found = load_config_targets(config)
+    if len(found) != 1:
+        names = ", ".join(name for name, _ in found) or "none"
+        raise usage_error(
+            f"{config} has {len(found)} servers ({names}): name one with --server "
+            "(the inspector opens them all)"
+        )
+    _, target = found[0]
+    if isinstance(target, TargetError):
+        raise target
+    return target
 
 
 def _check_flags(flags: TargetOptions) -> None:
@@ -105,6 +121,21 @@ def tui_servers(flags: TargetOptions) -> list[tuple[str, Target | str]]:
     if flags.demo is not None or (named <= 1 and not whole_config):
         return []  # one server, or a contradiction `target_from_args` names
     _check_flags(flags)
+    if len(flags.urls) > 1:
+        _refuse_stray(
+            "one --url (one server's credentials must not go to another: give each its own "
+            "in a config file)",
+            (
+                ("bearer", flags.bearer is not None),
+                ("header", bool(flags.headers)),
+                *((name.removeprefix("--"), True) for name in flags.auth.given),
+            ),
+        )
+        if os.environ.get(BEARER_ENV):
+            raise usage_error(
+                f"{BEARER_ENV} is one server's token and would go to every --url: give each "
+                "server its own in a config file"
+            )
     found: list[tuple[str, Target | TargetError]] = []
     try:
         if flags.config is not None:
@@ -133,7 +164,11 @@ def tui_servers(flags: TargetOptions) -> list[tuple[str, Target | str]]:
 
 def _name_of_url(url: str) -> str:
     """A `--url` server's name: its host and port (never its user or password)."""
-    return urlsplit(url).netloc.rpartition("@")[2] or url
+    try:
+        netloc = urlsplit(url).netloc
+    except ValueError as exc:
+        raise TargetError(f"--url {url!r} is not a URL: {exc}") from exc
+    return netloc.rpartition("@")[2] or "server"
 
 
 def _name_of_command(line: str) -> str:

@@ -66,6 +66,7 @@ if TYPE_CHECKING:
     from app.engine.rpc.rpc_types import Frame
     from app.engine.tasks.events import TaskEvent
     from app.view.known_tasks import KnownTasks
+    from app.view.sign_in import SignInState
     from app.view.source import TaskSource
     from widgets.rpc_log import RpcLog
     from widgets.sign_in_screen import SignInScreen
@@ -134,6 +135,8 @@ class TaskscopeApp(VerbActions, App[int]):
         self.rpc_log: RpcLog | None = None
         self.sign_in: SignInScreen | None = None
         """The sign-in screen while a server's sign-in is under way (hidden or shown)."""
+        self.sign_ins_waiting: dict[str, SignInState] = {}
+        """Other servers' sign-ins (of several) waiting for the sign-in screen, by server."""
         self.rpc_log_behind = False
         """Frames arrived while the RPC log was hidden; it catches up when shown."""
         self.detail_pane: TaskDetail | None = None

@@ -67,9 +67,15 @@ class MultiSource:
     """Several live sources behind one `TaskSource`, keyed by the servers' names."""
 
     def __init__(
-        self, servers: Sequence[tuple[str, LiveSource | str]], *, label: str, readonly: bool
+        self,
+        servers: Sequence[tuple[str, LiveSource | str]],
+        *,
+        label: str,
+        key: str,
+        readonly: bool,
     ) -> None:
-        """`servers`: each name with its source, or why its config entry cannot be used."""
+        """`servers`: each name with its source, or why its config entry cannot be used;
+        `label` names the set on screen, `key` in the known-task store."""
         self._slots = {
             name: ServerSlot(name, None, problem=entry)
             if isinstance(entry, str)
@@ -78,6 +84,7 @@ class MultiSource:
         }
         self._names = frozenset(self._slots)
         self._label = label
+        self._key = key
         self._readonly = readonly
         self._paused = False
         self._requests: dict[tuple[str | None, str], tuple[str, InputRequest]] = {}
@@ -116,7 +123,7 @@ class MultiSource:
             protocol_version="",
             capabilities=EVERY_VERB,
             label=self._label,
-            server_key=f"servers:{self._label}",
+            server_key=self._key,
             readonly=self._readonly,
             several=tuple(self._slots),
         )
@@ -133,7 +140,9 @@ class MultiSource:
         except Exception as exc:
             from app.tui.problems import describe
 
+            log.warning("connecting to %s failed", slot.name, exc_info=True)
             slot.problem = describe(exc)
+            slot.waiting_adoptions.clear()
             return
         slot.problem = None
         if self._paused:
@@ -152,7 +161,8 @@ class MultiSource:
         except Exception as exc:
             from app.tui.problems import describe
 
-            slot.problem = describe(exc)
+            log.exception("polling %s stopped", slot.name)
+            slot.problem = f"polling stopped: {describe(exc)}"
 
     def _events_of(self, server: str, on_event: EventSink) -> EventSink:
         def renamed(event: TaskEvent) -> None:
@@ -161,7 +171,7 @@ class MultiSource:
             on_event(
                 dataclasses.replace(
                     event,
-                    task_id=row_key(server, event.task_id),
+                    task_id=row_key(server, event.task_id) if event.task_id else "",
                     task=task,
                     input_request=self._request_as(server, request) if request else None,
                     server=server,
@@ -204,6 +214,7 @@ class MultiSource:
         finally:
             for runner in runners:
                 runner.cancel()
+            await asyncio.gather(*runners, return_exceptions=True)
 
     def connection_state(self) -> ConnectionState:
         states = [self._state_of(slot) for slot in self._slots.values()]
@@ -213,7 +224,7 @@ class MultiSource:
         return "failed" if "failed" in states else "closed"
 
     def _state_of(self, slot: ServerSlot) -> ConnectionState:
-        if slot.source is None or (slot.problem is not None and slot.info is None):
+        if slot.source is None or slot.problem is not None:
             return "failed"
         return slot.source.connection_state()
 
@@ -290,7 +301,7 @@ class MultiSource:
     def adopt(self, task_id: str, tool: str | None = None) -> bool:
         """Watch a row key's task; one of a server not connected yet waits for it."""
         slot, real = self._route(task_id)
-        if slot.source is None:
+        if slot.source is None or slot.problem is not None:
             raise SourceUnavailable(f"{slot.name} cannot be used: {slot.problem}")
         if slot.info is None:
             fresh = real not in slot.waiting_adoptions

@@ -28,17 +28,26 @@ if TYPE_CHECKING:
 
 def follow_sign_in(app: TaskscopeApp, state: SignInState) -> None:
     """Open the sign-in screen when a server wants the person to sign in (again for a new
-    authorization URL, after escape hid it), keep it up to date, close it once signed in."""
+    authorization URL, after escape hid it), keep it up to date, close it once signed in; with
+    several servers, one at a time, the others' in the order they asked."""
     from app.engine.oauth.browser import launch_browser
     from widgets.sign_in_screen import SignInScreen
 
     shown = app.sign_in
+    if shown is not None and state.server != shown.state.server:
+        # another server (of several) signs in meanwhile: it waits for the screen
+        app.sign_ins_waiting.pop(state.server, None)
+        if not state.done:
+            app.sign_ins_waiting[state.server] = state
+        return
     if state.done:
         app.sign_in = None
         if shown is not None and shown.is_attached:
             shown.dismiss(None)
         if shown is not None:
             toast(app, f"Signed in to {state.server}.", title="Signed in")
+        if app.sign_ins_waiting:
+            follow_sign_in(app, app.sign_ins_waiting.pop(next(iter(app.sign_ins_waiting))))
         return
     if shown is not None:
         reopen = state.url != shown.state.url and not shown.is_attached

@@ -52,6 +52,8 @@ class TuiOptions:
     its target, or why its config entry cannot be used; `target` is then the first usable one."""
     servers_label: str = ""
     """What the header calls the set (the config file)."""
+    servers_key: str = ""
+    """What the set's tasks are remembered under across runs."""
 
 
 class LiveLoader:
@@ -79,7 +81,12 @@ class LiveLoader:
                 (name, target if isinstance(target, str) else self._live(target, None))
                 for name, target in options.servers
             ]
-            several = MultiSource(entries, label=options.servers_label, readonly=options.readonly)
+            several = MultiSource(
+                entries,
+                label=options.servers_label,
+                key=options.servers_key,
+                readonly=options.readonly,
+            )
             loaded = LoadedSource(several)
         else:
             recorder = options.recorder or Recorder(

@@ -20,6 +20,7 @@ from app.engine.record.recording import Entry, SessionInfo
 from app.engine.safety import deep_json
 from app.engine.tasks.task_json import task_json
 from app.view.exchanges import Exchange
+from app.view.server_keys import bare_id
 from app.view.state import WatchedTask
 
 
@@ -28,10 +29,14 @@ def watched_json(watched: WatchedTask) -> dict[str, Any]:
     document: dict[str, Any] = {"taskId": watched.server_task_id, "displayStatus": watched.status}
     if watched.task is not None:
         document.update(task_json(watched.task))
-        document["taskId"] = watched.server_task_id  # not the row key of several servers
         document["raw"] = watched.task.raw
-    if watched.server is not None:
+    if watched.server is not None:  # several servers: the ids as the server gave them
         document["server"] = watched.server
+        document["taskId"] = watched.server_task_id
+        for question in document.get("inputRequests", ()):
+            for field in ("key", "taskId"):
+                if isinstance(question.get(field), str):
+                    question[field] = bare_id(question[field], watched.server)
     if watched.tool_name and "toolName" not in document:
         document["toolName"] = watched.tool_name
     if watched.synchronous:

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from app.view.source import ConnectionState
 
 VALUE_MAX_CHARS = 300
+LABEL_MAX_CHARS = 40
+"""A row's label: ours, or a server's name from a config file."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,4 +102,7 @@ def _sign_in_text(status: StoredStatus | None, now: float) -> str:
 
 
 def _bounded(rows: list[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
-    return tuple((label, one_line(value, VALUE_MAX_CHARS)) for label, value in rows)
+    return tuple(
+        (one_line(label, LABEL_MAX_CHARS), one_line(value, VALUE_MAX_CHARS))
+        for label, value in rows
+    )

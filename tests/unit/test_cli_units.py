@@ -436,7 +436,7 @@ def test_the_inspector_opens_every_server_of_a_config_headless_commands_one(
 
 def test_repeated_url_and_command_add_servers_to_the_inspector(tmp_path: Path) -> None:
     """Each `--url` is named by its host and port (never its password), each `--command` by its
-    program; same names get a number; the URL flags apply to every `--url`."""
+    program; same names get a number."""
     from app.cli.target import tui_servers
 
     config = tmp_path / "mcp.json"
@@ -446,8 +446,6 @@ def test_repeated_url_and_command_add_servers_to_the_inspector(tmp_path: Path) -
         "http://user:pw@127.0.0.1:9001/mcp",
         "--url",
         "http://127.0.0.1:9002/mcp",
-        "--header",
-        "X-Team: blue",
         "--command",
         "/usr/bin/python3 -m one",
         "--command",
@@ -461,7 +459,10 @@ def test_repeated_url_and_command_add_servers_to_the_inspector(tmp_path: Path) -
     names = [name for name, _ in servers]
     assert names == ["a", "127.0.0.1:9001", "127.0.0.1:9002", "python3", "python3-2"]
     urls = [target for _, target in servers if isinstance(target, HttpTarget)]
-    assert len(urls) == 2 and all(target.headers["X-Team"] == "blue" for target in urls)
+    assert [target.url for target in urls] == [
+        "http://127.0.0.1:9001/mcp",
+        "http://127.0.0.1:9002/mcp",
+    ]
     assert "pw" not in " ".join(names)
     assert tui_servers(parse(["--url", "http://127.0.0.1:9001/mcp"]).target) == []
     assert len(tui_servers(parse(["--url", "http://h:1/mcp", "--command", "srv"]).target)) == 2
@@ -470,3 +471,36 @@ def test_repeated_url_and_command_add_servers_to_the_inspector(tmp_path: Path) -
             target_from_args(parse(["tools", "list", flag, value, flag, value]).target)
     with pytest.raises(CliError, match="--header only applies to --url"):
         tui_servers(parse(["--command", "a", "--command", "b", "--header", "K: v"]).target)
+    one = tui_servers(
+        parse(["--url", "http://127.0.0.1:1/mcp", "--header", "K: v", "--command", "b"]).target
+    )
+    assert isinstance(one[0][1], HttpTarget) and one[0][1].headers == {"K": "v"}
+
+
+def test_a_config_of_one_server_needs_no_server_name(tmp_path: Path) -> None:
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"only": {"command": "srv"}}}))
+    target = target_from_args(parse(["tools", "list", "--config", str(config)]).target)
+    assert isinstance(target, StdioTarget) and target.command == ["srv"]
+    config.write_text(json.dumps({"mcpServers": {"a": {"command": "a"}, "b": {"command": "b"}}}))
+    with pytest.raises(CliError, match=r"has 2 servers \(a, b\): name one with --server"):
+        target_from_args(parse(["tools", "list", "--config", str(config)]).target)
+
+
+def test_one_servers_credentials_never_go_to_another(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Several `--url`: no `--bearer`, `--header`, sign-in flag or TASKSCOPE_BEARER, which would
+    be sent to every one of them; a URL that cannot be parsed is a usage error."""
+    from app.cli.target import tui_servers
+
+    two = ["--url", "http://127.0.0.1:1/mcp", "--url", "http://127.0.0.1:2/mcp"]
+    for extra in (["--bearer", "t0ken"], ["--header", "X-Key: k"], ["--client-id", "me"]):
+        with pytest.raises(CliError, match="only applies to one --url"):
+            tui_servers(parse([*two, *extra]).target)
+    monkeypatch.setenv("TASKSCOPE_BEARER", "t0ken")
+    with pytest.raises(CliError, match="TASKSCOPE_BEARER is one server's token"):
+        tui_servers(parse(two).target)
+    monkeypatch.delenv("TASKSCOPE_BEARER")
+    assert len(tui_servers(parse(two).target)) == 2
+    with pytest.raises(CliError) as caught:
+        tui_servers(parse(["--url", "http://[::1/x", "--command", "srv"]).target)
+    assert caught.value.exit_code == 2

@@ -96,3 +96,52 @@ def test_hostile_server_text_is_one_bounded_plain_line() -> None:
     assert "\u202e" not in facts.title and "<U+202E>" in facts.title
     assert all(len(value) <= VALUE_MAX_CHARS for value in (facts.title, *rows.values()))
     assert rows["Last problem"].endswith("…")
+
+
+def test_several_servers_are_a_row_each_their_names_plain_and_bounded() -> None:
+    from app.view.server_facts import LABEL_MAX_CHARS, several_servers_facts
+
+    hostile = "evil\x1b[31m\u202e" + "n" * 200
+    facts = several_servers_facts(
+        [("alpha", info(), "connected"), (hostile, None, "cannot be used: no 'url'")]
+    )
+    assert facts.title == "2 servers"
+    (alpha, value), (name, reason) = facts.rows
+    assert alpha == "alpha" and value.startswith("connected · demo 1.2 · streamable-http")
+    assert "extension wire (" in value
+    assert "\x1b" not in name and "\u202e" not in name and len(name) <= LABEL_MAX_CHARS
+    assert reason == "cannot be used: no 'url'"
+
+
+def test_copied_json_of_one_of_several_servers_speaks_the_servers_ids() -> None:
+    """The row key and the questions' keys are the inspector's: the JSON says what the server
+    said, and which server."""
+    from dataclasses import replace
+
+    from app.engine.tasks.events import TaskEvent
+    from app.engine.tasks.models import InputKind, InputRequest, Task
+    from app.view.export import watched_json
+    from app.view.watched import apply_event
+
+    question = InputRequest(
+        key="alpha · q1",
+        kind=InputKind.FORM,
+        method="elicitation/create",
+        params={},
+        wire="extension",
+        task_id="alpha · t-1",
+    )
+    task = Task(
+        task_id="alpha · t-1",
+        wire="extension",
+        status="input_required",
+        input_requests=(question,),
+        raw={"taskId": "t-1"},
+    )
+    created = TaskEvent("created", "alpha · t-1", task, NOW, "create")
+    watched = apply_event(None, replace(created, server="alpha"))
+    document = watched_json(watched)
+    assert document["taskId"] == "t-1" and document["server"] == "alpha"
+    assert document["inputRequests"][0]["key"] == "q1"
+    assert document["inputRequests"][0]["taskId"] == "t-1"
+    assert document["raw"] == {"taskId": "t-1"}

@@ -10,9 +10,8 @@ from app.tui.problems import describe
 from widgets.plain import toast
 
 if TYPE_CHECKING:
-    from app.engine.record.recording import SessionInfo
     from app.tui.app import TaskscopeApp
-    from app.view.source import TaskSource
+    from app.tui.server_choice import ChosenServer
     from widgets.arguments_form import CreateRequest
 
 
@@ -46,18 +45,15 @@ async def _pick_and_create(app: TaskscopeApp) -> None:
     )
     request = await app.push_screen_wait(form)
     if request is not None:
-        await create_task(app, request, chosen.source, chosen.info)
+        await create_task(app, request, chosen)
 
 
 async def create_task(
-    app: TaskscopeApp,
-    request: CreateRequest,
-    source: TaskSource | None = None,
-    info: SessionInfo | None = None,
+    app: TaskscopeApp, request: CreateRequest, on: ChosenServer | None = None
 ) -> None:
-    """Run one tool call on `source` (the App's, by default); a task is watched, a synchronous
-    answer becomes a finished row."""
-    source = source or app.source
+    """Run one tool call on the chosen server (the one watched, by default); a task is watched,
+    a synchronous answer becomes a finished row."""
+    source = on.source if on is not None else app.source
     try:
         outcome = await source.create(
             request.tool, request.arguments, ttl_ms=request.ttl_ms, as_task=request.as_task
@@ -68,17 +64,23 @@ async def create_task(
     if outcome.task is not None:
         toast(app, f"Task {one_line(outcome.task.task_id, 40)} created", timeout=3)
         return
-    _show_synchronous(app, request.tool, outcome.sync_result or {}, info or app.info)
+    _show_synchronous(app, request.tool, outcome.sync_result or {}, on)
 
 
 def _show_synchronous(
-    app: TaskscopeApp, tool: str, result: dict[str, Any], info: SessionInfo | None
+    app: TaskscopeApp, tool: str, result: dict[str, Any], on: ChosenServer | None
 ) -> None:
-    """A call answered at once: a finished row marked "answered synchronously"."""
+    """A call answered at once: a finished row marked "answered synchronously" (on the row of
+    its server, when several are watched)."""
     from app.engine.tasks.events import TaskEvent
     from app.engine.tasks.models import Task
+    from app.view.server_keys import row_key
 
+    info = on.info if on is not None else app.info
+    server = on.name if on is not None else None
     task_id = f"sync-{len(app.synthetic) + 1}"
+    if server is not None:
+        task_id = row_key(server, task_id)
     app.synthetic.add(task_id)
     extension = info is not None and info.capabilities.wire == "extension"
     task = Task(
@@ -94,9 +96,11 @@ def _show_synchronous(
     app.post_message(
         TaskEventsArrived(
             [
-                TaskEvent("created", task_id, task, now, "create"),
-                TaskEvent("result", task_id, task, now, "create"),
-                TaskEvent("stopped", task_id, task, now, "create", detail="completed"),
+                TaskEvent("created", task_id, task, now, "create", server=server),
+                TaskEvent("result", task_id, task, now, "create", server=server),
+                TaskEvent(
+                    "stopped", task_id, task, now, "create", detail="completed", server=server
+                ),
             ]
         )
     )

@@ -31,10 +31,24 @@ def watch_on_connect(app: TaskscopeApp, info: SessionInfo) -> None:
 
 def _resume_known(app: TaskscopeApp, known: KnownTasks) -> None:
     """Adopt every task id remembered for this server; the poller finds out which live."""
+    from app.view.source import SourceUnavailable
+
     entries = known.load()
     app.tasks.known_before({entry.task_id: entry.tool for entry in entries})
+    left: list[str] = []
     for entry in entries:
-        app.source.adopt(entry.task_id, entry.tool)
+        try:
+            app.source.adopt(entry.task_id, entry.tool)
+        except SourceUnavailable:  # its server is not watched now, or cannot be used
+            left.append(entry.task_id)
+    if left:
+        count = len(left)
+        toast(
+            app,
+            f"{count} remembered task{'s' if count != 1 else ''} not watched: "
+            "their server is not among these, or cannot be used.",
+            timeout=6,
+        )
 
 
 def list_tasks(app: TaskscopeApp) -> None:
