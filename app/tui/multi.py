@@ -189,11 +189,12 @@ class MultiSource:
         return renamed
 
     def _task_as(self, server: str, task: Task) -> Task:
-        """The task under its row key, its questions under theirs (the raw JSON as sent)."""
+        """The task with its questions under their row keys; otherwise the task itself, as the
+        server sent it (its own id: the event carries the row key), so a poll copies nothing."""
+        if not task.input_requests:
+            return task
         requests = tuple(self._request_as(server, request) for request in task.input_requests)
-        return task.model_copy(
-            update={"task_id": row_key(server, task.task_id), "input_requests": requests}
-        )
+        return task.model_copy(update={"input_requests": requests})
 
     def _request_as(self, server: str, request: InputRequest) -> InputRequest:
         """The request under row keys, remembered so an answer finds its server again."""

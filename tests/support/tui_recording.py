@@ -356,8 +356,7 @@ def several_app() -> TaskscopeApp:
         task_id = event.task_id.removesuffix("#twin")
         server = "linear" if twin else servers.setdefault(task_id, SEVERAL[len(servers) % 2])
         key = row_key(server, task_id)
-        task = event.task.model_copy(update={"task_id": key}) if event.task else None
-        events.append(replace(event, task_id=key, task=task, server=server))
+        events.append(replace(event, task_id=key, server=server))
     info = replace(
         INFO,
         server_name="3 servers",

@@ -331,3 +331,29 @@ async def test_over_http_a_slow_probe_is_awaited_not_raced() -> None:
     probe.set_result(discover_result("2026-07-28"))
     agreed = await dance
     assert agreed.era == "modern" and channel.sent == ["server/discover"]
+
+
+async def test_an_initialize_refused_as_the_late_probe_wins_leaves_no_unseen_error() -> None:
+    """Both answer in the same moment (many servers starting at once): the probe settles the
+    era, and the dropped initialize's -32022 is no "exception never retrieved"."""
+    import gc
+
+    loop = asyncio.get_running_loop()
+    unseen: list[dict[str, Any]] = []
+    loop.set_exception_handler(lambda _loop, context: unseen.append(context))
+    try:
+        channel = ControlledChannel()
+        dance = start(channel)
+        probe = await channel.wait_for("server/discover")
+        init = await channel.wait_for("initialize")
+        probe.set_result(discover_result("2026-07-28"))
+        init.set_exception(RpcError(-32022, "Unsupported", {"supported": ["2026-07-28"]}))
+        agreed = await dance
+        assert agreed.era == "modern"
+        del init, probe, dance
+        for _ in range(3):
+            await asyncio.sleep(0)
+            gc.collect()
+        assert unseen == []
+    finally:
+        loop.set_exception_handler(None)

@@ -177,6 +177,7 @@ class _Dance:
         task = asyncio.ensure_future(request)
         self._in_flight.add(task)
         task.add_done_callback(self._in_flight.discard)
+        task.add_done_callback(_failure_seen)
         return task
 
     # -- settling -------------------------------------------------------------------------------
@@ -389,6 +390,13 @@ class _Dance:
             task.cancel()
             other = "initialize" if method == "server/discover" else "server/discover"
             self._note(method, version, f"abandoned: {other} answered first")
+
+
+def _failure_seen(task: asyncio.Task[dict[str, Any]]) -> None:
+    """Mark a handshake request's failure as seen: the race drops the request it no longer
+    needs, and its refusal (the other era's -32022) is no error of the connection."""
+    if not task.cancelled():
+        task.exception()
 
 
 def _offered(error: BaseException) -> list[str]:
