@@ -103,7 +103,7 @@ async def test_the_sign_in_screen_follows_the_steps(
             return str(found.only_one(Static).render()) if found else ""
 
         await wait_for(pilot, lambda: "127.0.0.1" in shown("#sign-in-host"))
-        assert "registered as a client" in shown("#sign-in-steps")
+        await wait_for(pilot, lambda: "registered as a client" in shown("#sign-in-steps"))
         assert url in shown("#sign-in-url").replace("\n", "")
         await pilot.press("y")
         await wait_for(pilot, lambda: app.clipboard == url)

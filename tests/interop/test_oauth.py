@@ -119,8 +119,10 @@ async def test_the_app_signs_in_and_watches_a_task(
         )
         screen = app.screen
         assert isinstance(screen, SignInScreen) and screen.state.url is not None
-        steps = str(screen.query_one("#sign-in-steps", Static).render())
-        assert "no token_endpoint_auth_method" in steps.replace("\n", " ")
+        steps = screen.query_one("#sign-in-steps", Static)
+        await wait_for(  # the screen draws its steps after it opens
+            pilot, lambda: "no token_endpoint_auth_method" in str(steps.render()).replace("\n", " ")
+        )
         await asyncio.to_thread(visit, screen.state.url, False)
         await connected(pilot)
         await app.create_task(CreateRequest("delay", {"duration": 300}, None, True))
