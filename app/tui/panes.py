@@ -19,7 +19,6 @@ from widgets.key_footer import KeyFooter
 from widgets.plain import toast
 
 if TYPE_CHECKING:
-    from app.engine.record.recording import SessionInfo
     from app.engine.rpc.rpc_types import Frame
     from app.tui.app import TaskscopeApp
     from app.view.server_facts import ServerFacts
@@ -135,19 +134,10 @@ def server_facts_of(app: TaskscopeApp) -> ServerFacts:
 
 def _several_facts(app: TaskscopeApp) -> ServerFacts:
     """One row per server when several are watched."""
+    from app.tui.server_choice import server_states
     from app.view.server_facts import several_servers_facts
-    from app.view.source import SourceUnavailable
 
-    servers: list[tuple[str, SessionInfo | None, str]] = []
-    for name in app.source.servers():
-        try:
-            source, info = app.source.server(name)
-        except SourceUnavailable as exc:
-            servers.append((name, None, str(exc).removeprefix(f"{name} ")))
-            continue
-        note = source.connection_note()
-        servers.append((name, info, source.connection_state() + (f": {note}" if note else "")))
-    return several_servers_facts(servers)
+    return several_servers_facts(server_states(app))
 
 
 def show_frame(app: TaskscopeApp) -> None:

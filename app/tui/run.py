@@ -71,12 +71,13 @@ class LiveLoader:
         Several servers get a source each behind a `MultiSource`, with no journal of the
         session yet (`e` then exports each task's own timeline as JSON)."""
         from app.engine.record.recorder import Recorder, redactor_for
-        from app.tui.multi import MultiSource
         from app.tui.startup import LoadedSource, settle_gc
 
         options = self.options
         loaded: LoadedSource
         if options.servers:
+            from app.tui.multi import MultiSource
+
             entries = [
                 (name, target if isinstance(target, str) else self._live(target, None))
                 for name, target in options.servers

@@ -34,7 +34,7 @@ async def choose_server(app: TaskscopeApp, title: str) -> ChosenServer | None:
         return ChosenServer(app.source, app.info, None)
     from widgets.server_picker import ServerPicker
 
-    name = await app.push_screen_wait(ServerPicker(title, server_states(app)))
+    name = await app.push_screen_wait(ServerPicker(title, picker_states(app)))
     if name is None:
         return None
     try:
@@ -45,14 +45,30 @@ async def choose_server(app: TaskscopeApp, title: str) -> ChosenServer | None:
     return ChosenServer(source, info, name)
 
 
-def server_states(app: TaskscopeApp) -> list[tuple[str, str]]:
-    """Each watched server's name with its state in words, for the picker."""
-    return [(name, _state_of(app, name)) for name in app.source.servers()]
+def server_states(app: TaskscopeApp) -> list[tuple[str, SessionInfo | None, str]]:
+    """Each watched server's name, what it said when it connected (None: not connected), and
+    its state in words ("connected", "reconnecting: …", "cannot be used: …"): for the picker
+    and the server pane."""
+    states: list[tuple[str, SessionInfo | None, str]] = []
+    for name in app.source.servers():
+        try:
+            source, info = app.source.server(name)
+        except SourceUnavailable as exc:
+            states.append((name, None, str(exc).removeprefix(f"{name} ")))
+            continue
+        note = source.connection_note()
+        states.append((name, info, source.connection_state() + (f": {note}" if note else "")))
+    return states
 
 
-def _state_of(app: TaskscopeApp, name: str) -> str:
-    try:
-        _, info = app.source.server(name)
-    except SourceUnavailable as exc:
-        return str(exc).removeprefix(f"{name} ")
-    return f"connected · {info.capabilities.wire} wire · {info.transport}"
+def picker_states(app: TaskscopeApp) -> list[tuple[str, str]]:
+    """Each server's name with its state, tasks wire and transport, for the picker."""
+    return [
+        (
+            name,
+            state
+            if info is None
+            else f"{state} · {info.capabilities.wire} wire · {info.transport}",
+        )
+        for name, info, state in server_states(app)
+    ]

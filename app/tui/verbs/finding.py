@@ -87,11 +87,11 @@ async def _adopt(app: TaskscopeApp) -> None:
 
     server = None
     if app.source.servers():
-        from app.tui.server_choice import server_states
+        from app.tui.server_choice import picker_states
         from widgets.server_picker import ServerPicker
 
         server = await app.push_screen_wait(
-            ServerPicker("Adopt on which server?", server_states(app))
+            ServerPicker("Adopt on which server?", picker_states(app))
         )
         if server is None:
             return
