@@ -28,6 +28,7 @@ from tests.support.demo_servers import (
     demo_children,
     free_port,
     http_demo_command,
+    start_http_demo,
     stdio_demo_command,
     stop_process,
     until,
@@ -178,16 +179,14 @@ async def test_http_server_restarted_on_the_same_port(wire: str) -> None:
 
 @pytest.mark.parametrize("wire", WIRES)
 async def test_http_server_gone_for_good_gives_up_after_bounded_attempts(wire: str) -> None:
-    port = free_port()
     policy = ReconnectPolicy(attempts=2, first_delay_s=0.2, max_delay_s=0.3)
 
     async def stop(watch: Watch) -> None:
         stop_process(server)
 
-    with http_demo(wire, port) as server:
-        watch = await watched(
-            HttpTarget(url=f"http://127.0.0.1:{port}/mcp"), policy, stop, max_errors=1
-        )
+    # no restart on the same port: a free one is retried if another process takes it first
+    with start_http_demo(wire, *FAST) as (url, server):  # type: ignore[arg-type]
+        watch = await watched(HttpTarget(url=url), policy, stop, max_errors=1)
     assert watch.kinds() == ["lost", "reconnecting", "reconnecting", "gave_up"]
     assert "ConnectError" in (watch.connection[-1].detail or "")
     assert watch.final_state == "failed"
