@@ -55,6 +55,10 @@ if TYPE_CHECKING:
 
 TARGET_FLAGS = "--url, --command, --config/--server or --demo"
 
+SERVER_NAMED_FLAGS = ("--task-id", "--tool-name", "--name", "--uri")
+"""Flags whose value is a name the server chose: it may begin with a dash (a task id like
+`-uElDA5Ep…`), which argparse would otherwise read as an unknown flag."""
+
 EPILOG = """\
 targets (one of):
   --url URL [--transport streamable|sse] [--header 'K: V']... [--bearer TOKEN]
@@ -223,7 +227,7 @@ def build_parser() -> ArgumentParser:
 
 def parse(argv: Sequence[str]) -> Options:
     """Parse `argv`, check the combinations argparse cannot express, and read the result."""
-    options = read_options(build_parser().parse_args(list(argv)))
+    options = read_options(build_parser().parse_args(glue_dashed_values(argv)))
     call = options.verb_options
     if isinstance(call, CallOptions):
         if call.task_ttl is not None and not call.task:
@@ -235,6 +239,25 @@ def parse(argv: Sequence[str]) -> Options:
                 "--task-ttl is a legacy-wire flag: on the extension wire the server owns the TTL"
             )
     return options
+
+
+def glue_dashed_values(argv: Sequence[str]) -> list[str]:
+    """`--task-id -abc` becomes `--task-id=-abc` for the server-named flags; a following `--flag`
+    is left alone, so a forgotten value still gets argparse's "expected one argument"."""
+    glued: list[str] = []
+    tokens = iter(argv)
+    for token in tokens:
+        if token in SERVER_NAMED_FLAGS:
+            value = next(tokens, None)
+            if value is None:
+                glued.append(token)
+            elif value.startswith("-") and not value.startswith("--") and value != "-h":
+                glued.append(f"{token}={value}")
+            else:
+                glued.extend((token, value))
+        else:
+            glued.append(token)
+    return glued
 
 
 def read_options(namespace: argparse.Namespace) -> Options:

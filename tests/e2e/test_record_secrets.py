@@ -91,7 +91,8 @@ def test_cli_recording_trace_and_exports_hold_no_secret(tmp_path: Path, extensio
         cli("tasks", "export", "--task-id", task_id, "--from-recording", str(record), "--format", f)
         for f in ("md", "json")
     ]
-    assert all(e.returncode == 0 for e in exports)
+    for export in exports:
+        assert export.returncode == 0, export.stderr
     assert_no_secret(
         record.read_text(),
         trace.read_text(),

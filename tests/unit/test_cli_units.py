@@ -60,6 +60,17 @@ def test_target_flags_work_before_or_after_the_verb() -> None:
     assert target_from_args(before) == target_from_args(after)
 
 
+def test_a_task_id_that_begins_with_a_dash_is_a_value_not_a_flag() -> None:
+    get = parse(["tasks", "get", "--demo", "legacy", "--task-id", "-uElDA5Ep"])
+    assert get.verb_options.task_id == "-uElDA5Ep"  # type: ignore[union-attr]
+    export = parse(
+        ["tasks", "export", "--task-id", "-a", "--task-id", "b", "--from-recording", "f"]
+    )
+    assert export.verb_options.task_ids == ("-a", "b")  # type: ignore[union-attr]
+    with pytest.raises(CliError, match="expected one argument"):
+        parse(["tasks", "get", "--demo", "legacy", "--task-id", "--json"])
+
+
 def test_url_target_carries_headers_bearer_and_transport(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TASKSCOPE_BEARER", "from-env")
     namespace = parse(
