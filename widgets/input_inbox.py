@@ -24,8 +24,8 @@ from textual.widgets import DataTable, Static
 
 from app.engine.safety.sanitize import middle_line, one_line
 from app.engine.tasks.models import InputRequest
+from app.engine.tasks.server_keys import bare_id
 from app.view.formatting import format_since, questions_waiting
-from app.view.server_keys import bare_id
 from widgets.input_modal import INPUTS_CSS, request_message
 from widgets.plain import toast
 

@@ -22,7 +22,7 @@ from textual.widgets import Button, Static
 
 from app.engine.safety.sanitize import clean_text, safe_text
 from app.engine.tasks.models import InputRequest
-from app.view.server_keys import bare_id
+from app.engine.tasks.server_keys import bare_id
 
 Submit = Callable[[dict[str, Any]], Awaitable[None]]
 """Sends one response to the server; returns once it is acknowledged, raises when it was not."""

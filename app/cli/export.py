@@ -1,6 +1,8 @@
 """`taskscope tasks export`: tasks' lives from a recording, as Markdown or JSON on stdout.
 
 Needs no server: everything comes from a `--record` file. Several `--task-id`s export together.
+With several servers recorded, a `--task-id` is a row key ("alpha · task-7"), or an id, which
+exports that task of every server that has one; each life names its server.
 """
 
 from __future__ import annotations
@@ -18,14 +20,14 @@ def tasks_export(export: ExportOptions, out: Output) -> int:
         recording = read_recording(path)
     except RecordingError as exc:
         raise usage_error(f"--from-recording: {exc}") from exc
-    task_ids = list(export.task_ids)
-    recorded = set(recording.task_ids)
-    missing = [task_id for task_id in task_ids if task_id not in recorded]
+    found = {given: recording.keys_of(given) for given in export.task_ids}
+    missing = [given for given, keys in found.items() if not keys]
     if missing:
         raise usage_error(
             f"not in the recording: {', '.join(missing)}",
             {"recordedTaskIds": recording.task_ids},
         )
-    out.stdout.write(render(task_lives(recording.entries, task_ids), export.format))
+    keys = list(dict.fromkeys(key for keys in found.values() for key in keys))
+    out.stdout.write(render(task_lives(recording.entries, keys), export.format))
     out.stdout.flush()
     return EXIT_OK

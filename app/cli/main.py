@@ -83,7 +83,6 @@ def _open_tui(options: Options, out: Output) -> int:
     Only `--record` loads the engine's recorder before the UI; otherwise the App imports the
     engine after its first frame.
     """
-    from app.cli.output import usage_error
     from app.cli.target import target_from_args, tui_servers
     from app.engine.rpc.targets import demo_target
     from app.tui.run import TuiOptions, run_tui
@@ -96,15 +95,16 @@ def _open_tui(options: Options, out: Output) -> int:
         if options.group == "demo":
             target = demo_target(flags.wire or "legacy")
         elif servers := tui_servers(options.target):
-            if flags.record:
-                raise usage_error("--record takes one server: add --server NAME")
             target = next(target for _, target in servers if not isinstance(target, str))
         else:
             target = target_from_args(options.target)
         if flags.record:
             from app.cli.record import open_recorder
 
-            recorder = open_recorder(flags, target, "tui", options.command)
+            names = [name for name, _ in servers]
+            recorder = open_recorder(
+                flags, None if names else target, "tui", options.command, names
+            )
     except CliError as error:
         out.error(error)
         return error.exit_code

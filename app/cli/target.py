@@ -23,7 +23,7 @@ from app.engine.rpc.targets import (
     parse_env,
     url_target,
 )
-from app.view.server_keys import server_name
+from app.engine.tasks.server_keys import server_name
 
 SEVERAL_ONLY_IN_THE_INSPECTOR = (
     "{flag} is given once here: several servers open together only in the inspector "

@@ -173,6 +173,7 @@ class LiveSource:
         self._poller: Poller | None = None
         self._tools: list[ToolInfo] | None = None
         self._relist: asyncio.Task[int] | None = None
+        self._listening = False
         self._finished: set[str] = set()
         """Tasks whose watch ended at a terminal status: a `tasks/list` import leaves them be
         (re-watching one would add a second "created" and result to a task already shown)."""
@@ -186,12 +187,16 @@ class LiveSource:
         """Open the session (wire resolved, `--wire` checked) and start the poller's book.
 
         The recorder gets each event as it came (it redacts what it keeps); the App a redacted one.
+        A failed connect may be tried again: the frame listeners are added once.
         """
         sink = self._shown_events(on_event)
         if self._recorder is not None:
-            self._session.add_frame_listener(self._recorder.frame)
             sink = self._recorder.tee(sink)
-        self._session.add_frame_listener(on_frame)
+        if not self._listening:  # a connect tried again after a failure listens once
+            if self._recorder is not None:
+                self._session.add_frame_listener(self._recorder.frame)
+            self._session.add_frame_listener(on_frame)
+            self._listening = True
         with self.shown.errors():
             info = await self._session.open()
             adapter = self._session.adapter

@@ -2,8 +2,9 @@
 
 Each server connects, reconnects, signs in and polls on its own, so a slow, failing or
 OAuth-protected server holds no other back. The App sees one stream: every event and frame of a
-server is renamed to its row keys (`app.view.server_keys`: "github · task-7") and stamped with
-the server's name, and every verb the App calls with a row key goes to the server it names.
+server is renamed to its row keys (`server_rename`) and stamped with the server's name, and every
+verb the App calls with a row key goes to the server it names. With a recorder, each server
+records through its own `Recorder.for_server`: one file, every line naming its server.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from app.engine.record.recording import SessionInfo
 from app.engine.tasks.contract import TasksCapabilities
-from app.view.server_keys import row_key, split_key
+from app.engine.tasks.server_keys import split_key
+from app.tui.server_rename import ServerRenamer
 from app.view.source import (
     ConnectionState,
     EventSink,
@@ -27,18 +29,13 @@ from app.view.source import (
 
 if TYPE_CHECKING:
     from app.engine.oauth.store import StoredStatus
-    from app.engine.rpc.rpc_types import Frame
     from app.engine.rpc.tool_info import ToolInfo
     from app.engine.tasks.contract import CreateOutcome
-    from app.engine.tasks.events import TaskEvent
-    from app.engine.tasks.models import InputRequest, Task
+    from app.engine.tasks.models import InputRequest
     from app.tui.live import LiveSource
     from app.view.sign_in import SignInListener
 
 log = logging.getLogger(__name__)
-
-MAX_KEPT_REQUESTS = 4096
-"""Input requests remembered for routing answers back; the oldest goes first beyond this."""
 
 EVERY_VERB = TasksCapabilities(
     "legacy", tool_calls=True, list=True, cancel=True, update=True, inline_result=True
@@ -58,6 +55,8 @@ class ServerSlot:
     problem: str | None = None
     """Why it could not be used: a broken config entry, or the last connect failure."""
     info: SessionInfo | None = None
+    retrying: str | None = None
+    """While a server unreachable at the start is tried again: when, and which attempt."""
     runner: asyncio.Task[None] | None = None
     waiting_adoptions: dict[str, str | None] = dataclasses.field(default_factory=dict)
     """Task ids to watch once it connects (remembered from an earlier run), with their tools."""
@@ -87,7 +86,7 @@ class MultiSource:
         self._key = key
         self._readonly = readonly
         self._paused = False
-        self._requests: dict[tuple[str | None, str], tuple[str, InputRequest]] = {}
+        self._renamer = ServerRenamer()
         self._on_event: EventSink | None = None
         self._on_frame: FrameSink | None = None
 
@@ -105,6 +104,8 @@ class MultiSource:
         slot = self._slots[server]
         if slot.problem is not None:
             raise SourceUnavailable(f"{server} cannot be used: {slot.problem}")
+        if slot.retrying is not None:
+            raise SourceUnavailable(f"{server} cannot be reached yet: {slot.retrying}")
         if slot.source is None or slot.info is None:
             raise SourceUnavailable(f"{server} is still connecting")
         return slot.source
@@ -131,25 +132,16 @@ class MultiSource:
     async def _serve(self, slot: ServerSlot) -> None:
         """Connect one server, adopt what waited for it, import its list, then poll."""
         source = slot.source
-        assert source is not None and self._on_event is not None and self._on_frame is not None
-        try:
-            slot.info = await source.connect(
-                self._events_of(slot.name, self._on_event),
-                self._frames_of(slot.name, self._on_frame),
-            )
-        except Exception as exc:
-            from app.tui.problems import describe
-
-            log.warning("connecting to %s failed", slot.name, exc_info=True)
-            slot.problem = describe(exc)
+        assert source is not None
+        if not await self._connect(slot, source):
             slot.waiting_adoptions.clear()
             return
-        slot.problem = None
         if self._paused:
             source.set_paused(True)
         for task_id, tool in slot.waiting_adoptions.items():
             source.adopt(task_id, tool)
         slot.waiting_adoptions.clear()
+        assert slot.info is not None
         capabilities = slot.info.capabilities
         if capabilities.wire == "legacy" and capabilities.list:
             try:
@@ -164,47 +156,46 @@ class MultiSource:
             log.exception("polling %s stopped", slot.name)
             slot.problem = f"polling stopped: {describe(exc)}"
 
-    def _events_of(self, server: str, on_event: EventSink) -> EventSink:
-        def renamed(event: TaskEvent) -> None:
-            task = self._task_as(server, event.task) if event.task is not None else None
-            request = event.input_request
-            on_event(
-                dataclasses.replace(
-                    event,
-                    task_id=row_key(server, event.task_id) if event.task_id else "",
-                    task=task,
-                    input_request=self._request_as(server, request) if request else None,
-                    server=server,
-                )
-            )
+    async def _connect(self, slot: ServerSlot, source: LiveSource) -> bool:
+        """Connect one server; one that cannot be reached at all is tried again as a lost
+        connection would be (the same backoff and number of attempts). False: it failed."""
+        from app.engine.rpc.reconnect import is_connection_lost
+        from app.tui.problems import describe
 
-        return renamed
+        assert self._on_event is not None and self._on_frame is not None
+        policy = source.session.policy
+        attempt = 0
+        while True:
+            try:
+                slot.info = await source.connect(
+                    self._events_of(slot.name, self._on_event),
+                    self._frames_of(slot.name, self._on_frame),
+                )
+            except Exception as exc:
+                attempt += 1
+                unreachable = is_connection_lost(exc, closed=False, legacy_http=False)
+                if not unreachable or attempt > policy.attempts:
+                    log.warning("connecting to %s failed", slot.name, exc_info=True)
+                    slot.retrying = None
+                    slot.problem = describe(exc)
+                    return False
+                delay = policy.delay(attempt)
+                slot.retrying = (
+                    f"{describe(exc)}; trying again in {delay:.0f} s (attempt {attempt})"
+                )
+                await asyncio.sleep(delay)
+                continue
+            slot.retrying = None
+            slot.problem = None
+            return True
+
+    def _events_of(self, server: str, on_event: EventSink) -> EventSink:
+        rename = self._renamer.event
+        return lambda event: on_event(rename(server, event))
 
     def _frames_of(self, server: str, on_frame: FrameSink) -> FrameSink:
-        def renamed(frame: Frame) -> None:
-            task_id = row_key(server, frame.task_id) if frame.task_id is not None else None
-            purpose = f"{server}: {frame.purpose}" if frame.purpose else server
-            on_frame(dataclasses.replace(frame, task_id=task_id, purpose=purpose))
-
-        return renamed
-
-    def _task_as(self, server: str, task: Task) -> Task:
-        """The task with its questions under their row keys; otherwise the task itself, as the
-        server sent it (its own id: the event carries the row key), so a poll copies nothing."""
-        if not task.input_requests:
-            return task
-        requests = tuple(self._request_as(server, request) for request in task.input_requests)
-        return task.model_copy(update={"input_requests": requests})
-
-    def _request_as(self, server: str, request: InputRequest) -> InputRequest:
-        """The request under row keys, remembered so an answer finds its server again."""
-        task_id = row_key(server, request.task_id) if request.task_id is not None else None
-        shown = request.model_copy(update={"task_id": task_id, "key": row_key(server, request.key)})
-        ident = (shown.task_id, shown.key)
-        if ident not in self._requests and len(self._requests) >= MAX_KEPT_REQUESTS:
-            self._requests.pop(next(iter(self._requests)))
-        self._requests[ident] = (server, request)
-        return shown
+        rename = self._renamer.frame
+        return lambda frame: on_frame(rename(server, frame))
 
     async def run(self) -> None:
         """Wait on every server's connection and polling until cancelled."""
@@ -227,6 +218,8 @@ class MultiSource:
     def _state_of(self, slot: ServerSlot) -> ConnectionState:
         if slot.source is None or slot.problem is not None:
             return "failed"
+        if slot.retrying is not None:
+            return "reconnecting"
         return slot.source.connection_state()
 
     def connection_note(self) -> str | None:
@@ -328,7 +321,7 @@ class MultiSource:
                 slot.source.set_paused(paused)
 
     def _request_of(self, request: InputRequest) -> tuple[LiveSource, InputRequest]:
-        found = self._requests.get((request.task_id, request.key))
+        found = self._renamer.origin(request)
         if found is None:
             raise SourceUnavailable("this question is no longer known to any server")
         server, real = found

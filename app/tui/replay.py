@@ -2,22 +2,42 @@
 
 `ReplaySource` is the static `RecordedSource` paced like the original run: frames and events
 arrive in their recorded order, the recorded gaps divided by `speed` (or all at once), so the list,
-details, timeline and RPC log end up as they were.
+details, timeline and RPC log end up as they were. A recording of several servers is renamed to
+row keys as it plays (`server_rename`), as the live inspector renamed it, so the replay shows the
+Server column, the `server:` filter and the server pane as the session did.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+from collections.abc import Sequence
 
-from app.engine.record.recording import SessionInfo
+from app.engine.record.recording import RecordedEvent, RecordedFrame, SessionInfo
 from app.engine.record.replay import Recording, play
 from app.engine.tasks.contract import TasksCapabilities
+from app.tui.multi import EVERY_VERB
 from app.tui.recorded import RecordedSource
+from app.tui.server_rename import ServerRenamer
+from app.view.source import SourceUnavailable, TaskSource
 
 
-def replayed_info(info: SessionInfo | None, path: str) -> SessionInfo:
-    """The header info of a replay: the recorded server, marked as a read-only replay."""
+def replayed_info(info: SessionInfo | None, path: str, servers: Sequence[str] = ()) -> SessionInfo:
+    """The header info of a replay: the recorded server (or the set of `servers`), marked as a
+    read-only replay."""
+    if servers:
+        return SessionInfo(
+            server_name=f"{len(servers)} servers",
+            server_version="",
+            transport="replay",
+            protocol_version="",
+            capabilities=EVERY_VERB,
+            label=path,
+            server_key=f"replay:{path}",
+            readonly=True,
+            replay=True,
+            several=tuple(servers),
+        )
     if info is None:
         return SessionInfo(
             server_name="recording",
@@ -37,12 +57,37 @@ class ReplaySource(RecordedSource):
     """A `RecordedSource` that plays a recording at `speed` (None: everything at once)."""
 
     def __init__(self, recording: Recording, path: str, *, speed: float | None = 1.0) -> None:
-        super().__init__(replayed_info(recording.info, path))
+        names = recording.servers
+        super().__init__(replayed_info(recording.info, path, names))
         self.recording = recording
         self.speed = speed
+        self._renamer = ServerRenamer()
+        self._servers = {
+            name: RecordedSource(replayed_info(recording.server_info(name), path)) for name in names
+        }
+        """Each recorded server, for the server pane: what it said when it connected."""
 
     async def run(self) -> None:
         """Play the recording in order and pace, then wait until cancelled."""
-        assert self._on_event is not None and self._on_frame is not None
-        await play(self.recording.entries, self._on_frame, self._on_event, speed=self.speed)
+        await play(self.recording.entries, self._deliver, speed=self.speed)
         await asyncio.Event().wait()
+
+    def _deliver(self, entry: RecordedFrame | RecordedEvent) -> None:
+        """Hand one entry to the App, renamed to its row keys when it names its server."""
+        assert self._on_event is not None and self._on_frame is not None
+        server = entry.server if self._servers else None
+        if isinstance(entry, RecordedFrame):
+            frame = entry.frame
+            self._on_frame(frame if server is None else self._renamer.frame(server, frame))
+        else:
+            event = entry.event
+            self._on_event(event if server is None else self._renamer.event(server, event))
+
+    def servers(self) -> Sequence[str]:
+        return tuple(self._servers)
+
+    def server(self, name: str) -> tuple[TaskSource, SessionInfo]:
+        source = self._servers.get(name)
+        if source is None:
+            raise SourceUnavailable(f"{name} never connected in this recording")
+        return source, source.info

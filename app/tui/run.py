@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from app.tui.app import TaskscopeApp
     from app.tui.live import LiveSource
     from app.tui.startup import LoadedSource
+    from app.view.source import TaskSource
 
 TEARDOWN_BOUND_SECONDS = 6.0
 """The longest quitting waits for the connection to close after the terminal is given back: a
@@ -68,33 +69,45 @@ class LiveLoader:
         """Import the engine and build the source; called once, off the event loop. The heap is
         then as big as it gets before the watch begins, so the garbage collector is settled.
 
-        Several servers get a source each behind a `MultiSource`, with no journal of the
-        session yet (`e` then exports each task's own timeline as JSON)."""
+        Several servers get a source each behind a `MultiSource`, each recording through its
+        own `Recorder.for_server` (one file or journal, every line naming its server)."""
         from app.engine.record.recorder import Recorder, redactor_for
+        from app.engine.safety.redact import Redactor
         from app.tui.startup import LoadedSource, settle_gc
 
         options = self.options
-        loaded: LoadedSource
+        names = [name for name, _ in options.servers]
+        session_redactor = (
+            Redactor.build(options.redact)
+            if names
+            else redactor_for(options.target, options.redact)
+        )
+        recorder = options.recorder or Recorder(session_redactor, None, face="tui", servers=names)
+        self.recorder = recorder
+        source: TaskSource
         if options.servers:
             from app.tui.multi import MultiSource
 
             entries = [
-                (name, target if isinstance(target, str) else self._live(target, None))
+                (
+                    name,
+                    target
+                    if isinstance(target, str)
+                    else self._live(
+                        target, recorder.for_server(name, redactor_for(target, options.redact))
+                    ),
+                )
                 for name, target in options.servers
             ]
-            several = MultiSource(
+            source = MultiSource(
                 entries,
                 label=options.servers_label,
                 key=options.servers_key,
                 readonly=options.readonly,
             )
-            loaded = LoadedSource(several)
         else:
-            recorder = options.recorder or Recorder(
-                redactor_for(options.target, options.redact), None, face="tui"
-            )
-            self.recorder = recorder
-            loaded = LoadedSource(self._live(options.target, recorder), recorder.history)
+            source = self._live(options.target, recorder)
+        loaded = LoadedSource(source, recorder.history)
         settle_gc()
         return loaded
 

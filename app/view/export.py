@@ -18,9 +18,9 @@ from typing import Any
 from app.engine.record.export import TaskLife, latest_server, task_lives
 from app.engine.record.recording import Entry, SessionInfo
 from app.engine.safety import deep_json
+from app.engine.tasks.server_keys import bare_id
 from app.engine.tasks.task_json import task_json
 from app.view.exchanges import Exchange
-from app.view.server_keys import bare_id
 from app.view.state import WatchedTask
 
 
@@ -88,15 +88,18 @@ def shown_lives(entries: Sequence[Entry], tasks: Sequence[WatchedTask]) -> list[
     answered synchronously never became a watched task), as the TUI shows it: the server, its
     timeline entries, its final state and result."""
     lives = task_lives(entries, [watched.task_id for watched in tasks])
-    server = latest_server(entries)
     return [
-        _shown_life(watched, server) if not life.steps and life.final is None else life
+        _shown_life(watched, latest_server(entries, watched.server))
+        if not life.steps and life.final is None
+        else life
         for life, watched in zip(lives, tasks, strict=True)
     ]
 
 
 def _shown_life(watched: WatchedTask, server: SessionInfo | None) -> TaskLife:
-    return TaskLife(watched.task_id, server, tuple(watched.timeline), watched.task)
+    return TaskLife(
+        watched.server_task_id, server, tuple(watched.timeline), watched.task, watched.server
+    )
 
 
 def default_path(prefix: str, at: float) -> str:

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from app.engine.record.history import LifeStep
+from app.engine.tasks.server_keys import bare_id
 from app.view.json_diff import StateDiff, json_diff
-from app.view.server_keys import bare_id
 from app.view.status_history import EMPTY_HISTORY, StatusHistory, next_history
 
 if TYPE_CHECKING:  # annotations only: the TUI's first frame does not load pydantic

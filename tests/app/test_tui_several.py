@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,7 +26,12 @@ from app.tui.verbs import create
 from app.view.known_tasks import KnownTasks
 from app.view.source import SourceUnavailable
 from app.view.state import WatchedTask
-from tests.support.demo_servers import demo_children, start_http_demo
+from tests.support.demo_servers import (
+    demo_children,
+    spawn_http_demo,
+    start_http_demo,
+    stop_process,
+)
 from tests.support.tui_helpers import SIZE, http_target, server_pane_text, stdio_target, wait_for
 from widgets.arguments_form import ArgumentsForm, CreateRequest
 from widgets.header_bar import HeaderBar
@@ -302,3 +309,44 @@ async def test_a_question_outside_any_task_and_a_synchronous_answer_name_their_s
         assert answered.synchronous and answered.task_id == "beta · sync-1"
         assert cell(app, answered.task_id, "server") == "beta"
         assert list(app.tasks.tasks) == [of_server(app, "alpha")[0].task_id, answered.task_id]
+
+
+async def test_a_server_down_at_the_start_is_tried_again_and_joins_once_it_listens() -> None:
+    """An HTTP server that refuses connections at the start is retried with the reconnect
+    backoff (shown as reconnecting, the reason in the server pane); once it listens it joins."""
+    held = socket.socket()  # bound, never listening: connections are refused, the port is ours
+    held.bind(("127.0.0.1", 0))
+    port = int(held.getsockname()[1])
+    policy = ReconnectPolicy(attempts=1000, first_delay_s=0.2, max_delay_s=0.5, jitter=0.0)
+    late = LiveSource(http_target(f"http://127.0.0.1:{port}/mcp"), policy=policy)
+    entries: list[tuple[str, LiveSource | str]] = [
+        ("alpha", LiveSource(stdio_target("legacy"))),
+        ("late", late),
+    ]
+    app = TaskscopeApp(
+        MultiSource(entries, label="servers.json", key="servers:late", readonly=False),
+        remember_tasks=False,
+    )
+    process: subprocess.Popen[bytes] | None = None
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            header = app.query_one(HeaderBar)
+            await wait_for(
+                pilot, lambda: "1 of 2 · late reconnecting" in header.header_text().plain
+            )
+            await pilot.press("s")
+            await wait_for(pilot, lambda: "trying again in" in server_pane_text(app))
+            assert "cannot be reached yet" in server_pane_text(app)
+            await pilot.press("escape")
+            held.close()
+            process = spawn_http_demo("extension", port, "--speed", "20")
+            await wait_for(pilot, lambda: up(app, "alpha", "late"), timeout=60)
+            await wait_for(pilot, lambda: "2 of 2" in header.header_text().plain)
+            await create_on(app, "late", "build_report")
+            await wait_for(
+                pilot, lambda: [w.status for w in of_server(app, "late")] == ["completed"]
+            )
+    finally:
+        held.close()
+        if process is not None:
+            stop_process(process)

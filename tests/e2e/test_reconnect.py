@@ -27,7 +27,7 @@ from tests.support.demo_servers import (
     REPO_ROOT,
     demo_children,
     free_port,
-    http_demo_command,
+    spawn_http_demo,
     start_http_demo,
     stdio_demo_command,
     stop_process,
@@ -89,21 +89,10 @@ async def watched(
         await session.close()
 
 
-def spawn_http_demo(wire: str, port: int) -> subprocess.Popen[bytes]:
-    """Start a demo server on 127.0.0.1:`port` (not waiting for it to listen)."""
-    return subprocess.Popen(
-        http_demo_command(wire, port, *FAST),  # type: ignore[arg-type]
-        cwd=REPO_ROOT,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-
-
 @contextmanager
 def http_demo(wire: str, port: int) -> Iterator[subprocess.Popen[bytes]]:
     """A demo server on 127.0.0.1:`port` until the block ends (or it is stopped earlier)."""
-    process = spawn_http_demo(wire, port)
+    process = spawn_http_demo(wire, port, *FAST)  # type: ignore[arg-type]
     try:
         wait_for_port(port, process=process)
         yield process
@@ -157,7 +146,7 @@ async def test_http_server_restarted_on_the_same_port(wire: str) -> None:
     async def restart(watch: Watch) -> None:
         stop_process(first)
         await until(lambda: "reconnecting" in watch.kinds())
-        restarted.append(spawn_http_demo(wire, port))
+        restarted.append(spawn_http_demo(wire, port, *FAST))  # type: ignore[arg-type]
 
     try:
         with http_demo(wire, port) as first:

@@ -128,6 +128,18 @@ def http_demo_command(wire: Wire, port: int, *extra_args: str) -> list[str]:
     ]
 
 
+def spawn_http_demo(wire: Wire, port: int, *extra_args: str) -> subprocess.Popen[bytes]:
+    """Start a demo server on 127.0.0.1:`port` (not waiting for it to listen): for a test that
+    must bring a server up on a port it already named."""
+    return subprocess.Popen(
+        http_demo_command(wire, port, *extra_args),
+        cwd=REPO_ROOT,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
 def stop_process(process: subprocess.Popen[bytes], grace: float = 5.0) -> None:
     """Terminate `process`, killing it if it does not exit within `grace` seconds."""
     if process.poll() is None:

@@ -347,7 +347,7 @@ def several_app() -> TaskscopeApp:
     the same id on both for one task."""
     from dataclasses import replace
 
-    from app.view.server_keys import row_key
+    from app.engine.tasks.server_keys import row_key
 
     servers: dict[str, str] = {}
     events = []

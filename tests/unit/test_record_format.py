@@ -163,7 +163,7 @@ def test_secrets_are_redacted_everywhere_in_a_line_even_inside_results() -> None
 def test_a_write_failure_stops_recording_without_raising(tmp_path: Path) -> None:
     path = tmp_path / "rec.ndjson"
     recorder = Recorder.to_file(path, Redactor(), face="cli")
-    recorder._sink.close()  # type: ignore[union-attr]  # the file vanished under us
+    recorder._journal.sink.close()  # type: ignore[union-attr]  # the file vanished under us
     recorder.frame(a_frame())
     assert recorder.failure is not None and "recording stopped" in recorder.failure
 
@@ -222,16 +222,15 @@ async def test_play_waits_the_recorded_gaps_divided_by_speed_and_skips_session_g
 
     await play(
         entries,
-        lambda frame: delivered.append(f"frame {frame.at:g}"),
-        lambda event: delivered.append(f"event {event.at:g}"),
+        lambda entry: delivered.append(f"{type(entry).__name__} {entry.at:g}"),
         speed=4,
         sleep=sleep,
     )
-    assert delivered == ["frame 10", "event 12", "frame 501"]
+    assert delivered == ["RecordedFrame 10", "RecordedEvent 12", "RecordedFrame 501"]
     assert slept == [0.5]  # (12 - 10) / 4; the 488 s before the second session is skipped
 
     slept.clear()
-    await play(entries, lambda _f: None, lambda _e: None, speed=None, sleep=sleep)
+    await play(entries, lambda _entry: None, speed=None, sleep=sleep)
     assert slept == []
 
 
@@ -254,3 +253,64 @@ def test_history_without_a_file_equals_the_history_written_with_one() -> None:
         recorder.event(TaskEvent("result", "t-1", echoed, 5.0, "poll"))
     assert kept.history() == written.history()
     assert SECRET not in repr(kept.history())
+
+
+def test_each_server_of_a_session_records_its_lines_under_its_name_with_its_secrets_hidden() -> (
+    None
+):
+    sink = io.StringIO()
+    session = Recorder(Redactor(), sink, face="tui", servers=["alpha", "beta"], clock=lambda: 2.0)
+    alpha = session.for_server("alpha", Redactor.build(secrets=[SECRET]))
+    beta = session.for_server("beta", Redactor())
+    alpha.opened(INFO)
+    alpha.event(
+        TaskEvent(
+            "result", "t-1", TASK.model_copy(update={"result": {"echo": SECRET}}), 3.0, "poll"
+        )
+    )
+    beta.event(an_event("transition"))
+    beta.action("cancel", "t-1")
+    recording = parse_recording(sink.getvalue().splitlines())
+    assert SECRET not in sink.getvalue()
+    assert recording.entries[0] == Header(2.0, "tui", None, ("alpha", "beta"))
+    assert [getattr(entry, "server", None) for entry in recording.entries] == [
+        None,
+        "alpha",
+        "alpha",
+        "beta",
+        "beta",
+    ]
+    assert recording.servers == ("alpha", "beta")
+    assert recording.server_info("alpha") == INFO and recording.server_info("beta") is None
+    assert recording.task_ids == ["alpha · t-1", "beta · t-1"]
+    assert recording.keys_of("t-1") == ["alpha · t-1", "beta · t-1"]
+    assert recording.keys_of("beta · t-1") == ["beta · t-1"]
+    assert recording.keys_of("gamma · t-1") == []
+    kept = Recorder(Redactor(), None, face="tui").for_server("alpha", Redactor())
+    kept.event(an_event("transition"))
+    assert [entry.server for entry in kept.history() if isinstance(entry, RecordedEvent)] == [
+        "alpha"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("given", "read"),
+    [(7, None), ("", None), (["a"], None), ("a · b", "a - b"), ("x" * 500, "x" * 200)],
+)
+def test_a_recorded_server_name_that_is_not_a_plain_name_is_made_one(
+    given: object, read: str | None
+) -> None:
+    line = {**event_line(an_event("transition")), "serverName": given}
+    entry = decode(line)
+    assert isinstance(entry, RecordedEvent) and entry.server == read
+    header = decode(
+        {
+            "type": "header",
+            "at": 1,
+            "format": "taskscope-recording",
+            "version": 1,
+            "servers": [given, "ok", "ok"],
+        }
+    )
+    assert isinstance(header, Header)
+    assert header.servers == ((read, "ok") if read else ("ok",))

@@ -1,8 +1,8 @@
-"""Row keys of several servers (`app.view.server_keys`): the server and its own id, both ways."""
+"""Row keys of several servers (`server_keys`): the server and its own id, both ways."""
 
 from __future__ import annotations
 
-from app.view.server_keys import bare_id, row_key, server_name, split_key
+from app.engine.tasks.server_keys import bare_id, row_key, server_name, split_key
 
 
 def test_a_key_splits_back_into_its_server_and_id_even_when_the_id_holds_the_separator() -> None:

@@ -403,7 +403,7 @@ def test_the_same_id_on_two_servers_is_two_rows_filtered_by_server() -> None:
     `server:` the server (comma for either, `!` for neither)."""
     from dataclasses import replace
 
-    from app.view.server_keys import row_key
+    from app.engine.tasks.server_keys import row_key
 
     state = TasksState()
     for server, at in (("github", T0), ("linear", T0 + 1)):

@@ -18,6 +18,7 @@ from app.engine.record.history import LifeStep
 from app.engine.record.recording import Action, Entry, Opened, RecordedEvent, SessionInfo
 from app.engine.safety.sanitize import clean_text
 from app.engine.tasks.models import Task
+from app.engine.tasks.server_keys import task_key
 from app.engine.tasks.task_json import task_json
 
 EXPORT_FORMAT = "taskscope-export"
@@ -34,9 +35,12 @@ class TaskLife:
     """Everything reported about one task, with its last good state."""
 
     task_id: str
+    """The id the server gave it."""
     server: SessionInfo | None
     steps: tuple[LifeStep, ...]
     final: Task | None
+    server_name: str | None = None
+    """Which of several servers it ran on (None: the one server)."""
 
     @property
     def tool(self) -> str | None:
@@ -50,38 +54,51 @@ class TaskLife:
         return self.steps[0].at if self.steps else None
 
 
-def task_lives(entries: Iterable[Entry], task_ids: Sequence[str]) -> list[TaskLife]:
-    """The life of each of `task_ids` (in that order) as recorded in `entries`."""
-    wanted = set(task_ids)
-    steps: dict[str, list[LifeStep]] = {task_id: [] for task_id in task_ids}
+def task_lives(entries: Iterable[Entry], keys: Sequence[str]) -> list[TaskLife]:
+    """The life of each task of `keys` (in that order) as recorded in `entries`; a key is a
+    task's id, or with several servers its row key (`server_keys.task_key`)."""
+    steps: dict[str, list[LifeStep]] = {key: [] for key in keys}
     finals: dict[str, Task] = {}
     servers: dict[str, SessionInfo | None] = {}
-    server: SessionInfo | None = None
+    origins: dict[str, tuple[str | None, str]] = {}
+    opened: dict[str | None, SessionInfo] = {}
     for entry in entries:
         if isinstance(entry, Opened):
-            server = entry.info
-        elif isinstance(entry, RecordedEvent) and entry.event.task_id in wanted:
-            event = entry.event
-            if event.task is not None:
-                finals[event.task_id] = event.task
-            servers.setdefault(event.task_id, server)
+            opened[entry.server] = entry.info
+            continue
+        if isinstance(entry, RecordedEvent):
+            task_id: str | None = entry.event.task_id
+        elif isinstance(entry, Action):
+            task_id = entry.task_id
+        else:
+            continue
+        key = task_key(entry.server, task_id) if task_id else None
+        if key not in steps:
+            continue
+        servers.setdefault(key, opened.get(entry.server))
+        origins.setdefault(key, (entry.server, task_id or ""))
+        if isinstance(entry, RecordedEvent):
+            if entry.event.task is not None:
+                finals[key] = entry.event.task
             step = _event_step(entry)
             if step is not None:
-                steps[event.task_id].append(step)
-        elif isinstance(entry, Action) and entry.task_id in wanted:
-            servers.setdefault(entry.task_id, server)
-            steps[entry.task_id].extend(_action_steps(entry))
-    return [
-        TaskLife(task_id, servers.get(task_id), tuple(steps[task_id]), finals.get(task_id))
-        for task_id in task_ids
-    ]
+                steps[key].append(step)
+        else:
+            steps[key].extend(_action_steps(entry))
+    lives = []
+    for key in keys:
+        server_name, task_id = origins.get(key, (None, key))
+        life = TaskLife(task_id, servers.get(key), tuple(steps[key]), finals.get(key), server_name)
+        lives.append(life)
+    return lives
 
 
-def latest_server(entries: Iterable[Entry]) -> SessionInfo | None:
-    """The server of the last session the entries opened (None when they opened none)."""
+def latest_server(entries: Iterable[Entry], name: str | None = None) -> SessionInfo | None:
+    """The server of the last session the entries opened (of the server `name`, with several);
+    None when they opened none."""
     server: SessionInfo | None = None
     for entry in entries:
-        if isinstance(entry, Opened):
+        if isinstance(entry, Opened) and entry.server == name:
             server = entry.info
     return server
 
@@ -157,13 +174,15 @@ def _life_document(life: TaskLife) -> dict[str, Any]:
     """One recorded life: its server, its steps, and its final state's fields (`task_json`)."""
     final = life.final
     fields = task_json(final) if final else {}
-    return {
-        "taskId": life.task_id,
+    document: dict[str, Any] = {"taskId": life.task_id}
+    if life.server_name is not None:
+        document["serverName"] = life.server_name
+    return document | {
         "server": _server_document(life.server),
         "wire": final.wire if final else None,
         "tool": life.tool,
         "finalStatus": fields.get("status"),
-        "steps": [_step_document(step, life.started_at) for step in life.steps],
+        "steps": [_step_document(step, life) for step in life.steps],
         "result": fields.get("result"),
         "error": fields.get("error"),
         "lastState": final.raw if final else None,
@@ -182,8 +201,10 @@ def _server_document(info: SessionInfo | None) -> dict[str, Any] | None:
     }
 
 
-def _step_document(step: LifeStep, start: float | None) -> dict[str, Any]:
+def _step_document(step: LifeStep, life: TaskLife) -> dict[str, Any]:
+    start = life.started_at
     document: dict[str, Any] = {
+        "server": life.server_name,
         "at": _iso(step.at),
         "offsetS": round(step.at - start, 3) if start is not None else 0.0,
         "kind": step.kind,
@@ -204,14 +225,18 @@ def _step_document(step: LifeStep, start: float | None) -> dict[str, Any]:
 
 def lives_markdown(lives: Sequence[TaskLife]) -> str:
     """The export as Markdown, one section per task, ready to paste into a bug report."""
-    return "\n\n".join(_life_markdown(life) for life in lives).rstrip() + "\n"
+    several = any(life.server_name is not None for life in lives)
+    return "\n\n".join(_life_markdown(life, several) for life in lives).rstrip() + "\n"
 
 
-def _life_markdown(life: TaskLife) -> str:
+def _life_markdown(life: TaskLife, several: bool) -> str:
+    """One task's section; with several servers its heading and each timeline row name the
+    task's server."""
     final = life.final
-    lines = [f"## Task `{_inline(life.task_id)}`", ""]
+    on = f" on {_inline(life.server_name)}" if life.server_name is not None else ""
+    lines = [f"## Task `{_inline(life.task_id)}`{on}", ""]
     facts = [
-        ("Server", _server_text(life.server)),
+        ("Server", _server_text(life.server, life.server_name)),
         ("Wire", final.wire if final else (life.server.capabilities.wire if life.server else "")),
         ("Tool", life.tool or "—"),
         ("Created", _created(life)),
@@ -219,17 +244,19 @@ def _life_markdown(life: TaskLife) -> str:
     ]
     lines += ["| | |", "|---|---|"]
     lines += [f"| {name} | {_cell(value)} |" for name, value in facts]
+    server_column = ("| Server ", "|---") if several else ("", "")
     lines += [
         "",
         "### Timeline",
         "",
-        "| At | +s | What | Status | Detail |",
-        "|---|---|---|---|---|",
+        f"{server_column[0]}| At | +s | What | Status | Detail |",
+        f"{server_column[1]}|---|---|---|---|---|",
     ]
     start = life.started_at or 0.0
+    server_cell = f"| {_cell(life.server_name or '—')} " if several else ""
     for step in life.steps:
         lines.append(
-            f"| {_iso(step.at)} | {step.at - start:.3f} | {_cell(_what(step))} "
+            f"{server_cell}| {_iso(step.at)} | {step.at - start:.3f} | {_cell(_what(step))} "
             f"| {_cell(_status(step))} | {_cell(_step_detail(step))} |"
         )
     lines += _exchanges(life)
@@ -301,11 +328,12 @@ def _created(life: TaskLife) -> str:
     return _iso(life.started_at) if life.started_at is not None else "—"
 
 
-def _server_text(info: SessionInfo | None) -> str:
+def _server_text(info: SessionInfo | None, name: str | None) -> str:
+    named = f"{name}: " if name is not None else ""
     if info is None:
-        return "—"
+        return named.removesuffix(": ") or "—"
     return (
-        f"{info.server_name} {info.server_version} over {info.transport}, "
+        f"{named}{info.server_name} {info.server_version} over {info.transport}, "
         f"protocol {info.protocol_version}"
     )
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from app.engine.record.recording import (
+    SERVER_NAME_KEY,
     BadLine,
     Entry,
     Face,
@@ -81,11 +82,25 @@ def redactor_for(target: Target, names: Sequence[str] = ()) -> Redactor:
     return Redactor.build(names, [bearer], headers)
 
 
+class _Journal:
+    """The file and in-memory history every recorder of one session writes to."""
+
+    def __init__(self, sink: TextIO | None, clock: Callable[[], float]) -> None:
+        self.sink = sink
+        self.clock = clock
+        self.history: deque[dict[str, Any] | tuple[TaskEvent, Recorder]] = deque(maxlen=HISTORY_CAP)
+        """Redacted lines; without a file, events as they came with the recorder that saw them
+        (encoded when read)."""
+        self.failure: str | None = None
+
+
 class Recorder:
     """Writes recording lines to `sink` (if any) and keeps the task history for export.
 
-    A write failure (disk full, file removed) never stops the command: the recorder stops
-    writing, keeps the message in `failure` and logs it once.
+    With several servers, each server's connection writes through its own `for_server` recorder:
+    the same file and history, its own redactor, and every line naming the server. A write
+    failure (disk full, file removed) never stops the command: the recorder stops writing, keeps
+    the message in `failure` and logs it once.
     """
 
     def __init__(
@@ -96,31 +111,49 @@ class Recorder:
         face: Face,
         command: str | None = None,
         clock: Callable[[], float] = time.time,
+        servers: Sequence[str] = (),
     ) -> None:
         self._redactor = redactor
-        self._sink = sink
-        self._clock = clock
-        self._history: deque[dict[str, Any] | TaskEvent] = deque(maxlen=HISTORY_CAP)
-        """Redacted lines; without a file, events as they came (encoded when read)."""
-        self.failure: str | None = None
-        self._write(header_line(clock(), face, command), keep=False)
+        self._journal = _Journal(sink, clock)
+        self._server: str | None = None
+        self._write(header_line(clock(), face, command, tuple(servers)), keep=False)
 
     @classmethod
     def to_file(
-        cls, path: str | Path, redactor: Redactor, *, face: Face, command: str | None = None
+        cls,
+        path: str | Path,
+        redactor: Redactor,
+        *,
+        face: Face,
+        command: str | None = None,
+        servers: Sequence[str] = (),
     ) -> Recorder:
         """A recorder appending to `path` (created if missing); raises OSError if it cannot."""
         sink = Path(path).expanduser().open("a", encoding="utf-8")
-        return cls(redactor, sink, face=face, command=command)
+        return cls(redactor, sink, face=face, command=command, servers=servers)
+
+    def for_server(self, name: str, redactor: Redactor) -> Recorder:
+        """A recorder of the same session for the server `name`, redacting with `redactor`
+        (that server's secrets) as well as this one's."""
+        child = Recorder.__new__(Recorder)
+        child._redactor = redactor.joined(self._redactor)
+        child._journal = self._journal
+        child._server = name
+        return child
+
+    @property
+    def failure(self) -> str | None:
+        """Why the file stopped being written, if it did."""
+        return self._journal.failure
 
     def opened(self, info: SessionInfo) -> None:
         """Record that the connection opened on this server and wire."""
-        self._write(session_line(self._clock(), info), keep=True)
+        self._write(session_line(self._journal.clock(), info), keep=True)
 
     def frame(self, frame: Frame) -> None:
         """Record one frame (a connection frame listener); without a file there is nothing to
         do, since frames are not kept in the history (this is on every poll's path)."""
-        if self._sink is None:
+        if self._journal.sink is None:
             return
         self._write(frame_line(frame), keep=False)
 
@@ -131,15 +164,15 @@ class Recorder:
         export): events and their tasks are immutable, so the line comes out the same.
         """
         keep = event.kind != "polled"
-        if self._sink is None:
+        if self._journal.sink is None:
             if keep:
-                self._history.append(event)
+                self._journal.history.append((event, self))
             return
         self._write(event_line(event), keep=keep)
 
     def action(self, action: str, task_id: str | None = None, **details: Any) -> None:
         """Record something the user asked for (sent or refused) with its particulars."""
-        self._write(action_line(self._clock(), action, task_id, details), keep=True)
+        self._write(action_line(self._journal.clock(), action, task_id, details), keep=True)
 
     def tee(self, sink: EventSink) -> EventSink:
         """An event sink that records each event, then hands it to `sink`."""
@@ -153,8 +186,8 @@ class Recorder:
     def history(self) -> list[Entry]:
         """The session, non-poll events and actions seen so far (redacted), oldest first."""
         entries: list[Entry] = []
-        for kept in list(self._history):
-            line = self._redactor.value(event_line(kept)) if isinstance(kept, TaskEvent) else kept
+        for kept in list(self._journal.history):
+            line = kept if isinstance(kept, dict) else kept[1]._redacted(event_line(kept[0]))
             try:
                 entries.append(decode(line))
             except BadLine:
@@ -163,20 +196,27 @@ class Recorder:
 
     def close(self) -> None:
         """Close the file; later entries are kept in memory only."""
-        if self._sink is not None:
-            self._sink.close()
-            self._sink = None
+        if self._journal.sink is not None:
+            self._journal.sink.close()
+            self._journal.sink = None
+
+    def _redacted(self, line: dict[str, Any]) -> Any:
+        """The line naming this recorder's server (if any), with every secret hidden."""
+        if self._server is not None:
+            line[SERVER_NAME_KEY] = self._server
+        return self._redactor.value(line)
 
     def _write(self, line: dict[str, Any], *, keep: bool) -> None:
-        redacted = self._redactor.value(line)
+        journal = self._journal
+        redacted = self._redacted(line)
         if keep:
-            self._history.append(redacted)
-        if self._sink is None:
+            journal.history.append(redacted)
+        if journal.sink is None:
             return
         try:
-            self._sink.write(deep_json.dumps_utf8(redacted, default=str) + "\n")
-            self._sink.flush()
+            journal.sink.write(deep_json.dumps_utf8(redacted, default=str) + "\n")
+            journal.sink.flush()
         except (OSError, ValueError) as exc:
-            self.failure = f"recording stopped: {exc}"
-            log.warning("%s", self.failure)
-            self._sink = None
+            journal.failure = f"recording stopped: {exc}"
+            log.warning("%s", journal.failure)
+            journal.sink = None

@@ -5,13 +5,17 @@ decoders here, so a recorded `Frame` or `TaskEvent` comes back equal to what was
 
 Every line is one JSON object with a `type` and a wall-clock `at` (seconds since the epoch):
 
-- `header`: a recording session starts (`format`, `version`, `face`: "tui" or "cli").
+- `header`: a recording session starts (`format`, `version`, `face`: "tui" or "cli"; `servers`:
+  the names of the servers watched together, when there are several).
 - `session`: the connection opened (`server`: name, version, transport, protocolVersion, label,
   serverKey; `capabilities`: the resolved tasks wire; `readonly`).
 - `frame`: one JSON-RPC frame in or out (`frame`: the redacted frame).
 - `event`: one poller `TaskEvent` (`event`: kind, taskId, source, task, inputRequest, ...).
 - `action`: something the user asked for (`action`: create, call, cancel, answer, refused, ...;
   `taskId`; `details`).
+
+With several servers in one session, each `session`, `frame`, `event` and `action` line also
+names its server (`serverName`), and its task ids are that server's own.
 """
 
 from __future__ import annotations
@@ -28,6 +32,11 @@ VERSION = 1
 
 Face = Literal["tui", "cli"]
 LineType = Literal["header", "session", "frame", "event", "action"]
+
+SERVER_NAME_KEY = "serverName"
+"""The key naming the server of a line, when the session watched several."""
+MAX_SERVER_NAME = 200
+"""A recorded server name longer than this is cut (a hand-edited or hostile file)."""
 
 _EVENT_KINDS: frozenset[str] = frozenset(get_args(EventKind))
 _SOURCES: frozenset[str] = frozenset(get_args(Source))
@@ -68,6 +77,8 @@ class Header:
     at: float
     face: str
     command: str | None = None
+    servers: tuple[str, ...] = ()
+    """The servers watched together (empty: one server)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +87,8 @@ class Opened:
 
     at: float
     info: SessionInfo
+    server: str | None = None
+    """Which of several servers opened (None: the one server)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +99,8 @@ class Action:
     action: str
     task_id: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
+    server: str | None = None
+    """Which of several servers it was sent to (None: the one server)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +109,8 @@ class RecordedFrame:
 
     at: float
     frame: Frame
+    server: str | None = None
+    """Which of several servers it went to or came from (None: the one server)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +119,8 @@ class RecordedEvent:
 
     at: float
     event: TaskEvent
+    server: str | None = None
+    """Which of several servers' tasks it is about (None: the one server)."""
 
 
 Entry = Header | Opened | Action | RecordedFrame | RecordedEvent
@@ -110,7 +129,9 @@ Entry = Header | Opened | Action | RecordedFrame | RecordedEvent
 # -- encoding -----------------------------------------------------------------------------------
 
 
-def header_line(at: float, face: Face, command: str | None) -> dict[str, Any]:
+def header_line(
+    at: float, face: Face, command: str | None, servers: tuple[str, ...] = ()
+) -> dict[str, Any]:
     """The `header` line that opens a recording session."""
     line: dict[str, Any] = {
         "type": "header",
@@ -121,6 +142,8 @@ def header_line(at: float, face: Face, command: str | None) -> dict[str, Any]:
     }
     if command:
         line["command"] = command
+    if servers:
+        line["servers"] = list(servers)
     return line
 
 
@@ -206,17 +229,18 @@ def decode(line: Any) -> Entry:
     at = line.get("at")
     if not isinstance(at, int | float) or isinstance(at, bool):
         raise BadLine("missing or non-numeric `at`")
+    server = _server(line.get(SERVER_NAME_KEY))
     try:
         if kind == "header":
             return _header(line, float(at))
         if kind == "session":
-            return Opened(float(at), _session(line))
+            return Opened(float(at), _session(line), server)
         if kind == "frame":
-            return RecordedFrame(float(at), _frame(_object(line, "frame"), float(at)))
+            return RecordedFrame(float(at), _frame(_object(line, "frame"), float(at)), server)
         if kind == "event":
-            return RecordedEvent(float(at), _event(_object(line, "event"), float(at)))
+            return RecordedEvent(float(at), _event(_object(line, "event"), float(at)), server)
         if kind == "action":
-            return _action(line, float(at))
+            return _action(line, float(at), server)
     except (ValidationError, TypeError, ValueError) as exc:
         if isinstance(exc, BadLine):
             raise
@@ -231,7 +255,24 @@ def _header(line: dict[str, Any], at: float) -> Header:
     if not isinstance(version, int) or version > VERSION:
         raise BadLine(f"recording format version {version!r} is newer than this taskscope")
     command = line.get("command")
-    return Header(at, str(line.get("face", "")), command if isinstance(command, str) else None)
+    servers = line.get("servers")
+    names = servers if isinstance(servers, list) else []
+    return Header(
+        at,
+        str(line.get("face", "")),
+        command if isinstance(command, str) else None,
+        tuple(dict.fromkeys(name for name in map(_server, names) if name is not None)),
+    )
+
+
+def _server(value: Any) -> str | None:
+    """A server's name as a recording line gives it: a non-empty string fit for a row key
+    (anything else is read as no server)."""
+    from app.engine.tasks.server_keys import server_name
+
+    if not isinstance(value, str) or not value:
+        return None
+    return server_name(value[:MAX_SERVER_NAME])
 
 
 def _session(line: dict[str, Any]) -> SessionInfo:
@@ -322,7 +363,7 @@ def _next_poll(value: Any, at: float) -> NextPoll | None:
     return NextPoll(due=at + delay, delay=delay, term=term)
 
 
-def _action(line: dict[str, Any], at: float) -> Action:
+def _action(line: dict[str, Any], at: float, server: str | None) -> Action:
     action = line.get("action")
     if not isinstance(action, str) or not action:
         raise BadLine("action line without an action")
@@ -332,6 +373,7 @@ def _action(line: dict[str, Any], at: float) -> Action:
         action,
         _text(line.get("taskId")),
         details if isinstance(details, dict) else {},
+        server,
     )
 
 

@@ -27,6 +27,7 @@ from app.engine.record.recording import (
 )
 from app.engine.rpc.rpc_types import Frame
 from app.engine.tasks.events import TaskEvent
+from app.engine.tasks.server_keys import task_key
 
 MAX_PROBLEMS = 20
 
@@ -44,8 +45,28 @@ class Recording:
 
     @property
     def info(self) -> SessionInfo | None:
-        """The server of the last session that opened a connection, if any did."""
+        """The server of the last session that opened a connection, if any did (with several
+        servers, see `servers` and `server_info`)."""
         opened = [entry.info for entry in self.entries if isinstance(entry, Opened)]
+        return opened[-1] if opened else None
+
+    @property
+    def servers(self) -> tuple[str, ...]:
+        """The servers of the last session, when it watched several (its header names them):
+        empty for a one-server session."""
+        last = 0
+        for index, entry in enumerate(self.entries):
+            if isinstance(entry, Header):
+                last = index
+        session = self.entries[last:]
+        named = [entry.server for entry in session if not isinstance(entry, Header)]
+        header = session[0] if session and isinstance(session[0], Header) else None
+        found = (header.servers if header else ()) + tuple(n for n in named if n is not None)
+        return tuple(dict.fromkeys(found))
+
+    def server_info(self, name: str) -> SessionInfo | None:
+        """What the server `name` said when it last connected (None: it never did)."""
+        opened = [e.info for e in self.entries if isinstance(e, Opened) and e.server == name]
         return opened[-1] if opened else None
 
     @property
@@ -62,8 +83,35 @@ class Recording:
 
     @property
     def task_ids(self) -> list[str]:
-        """Every task id an event was about, in first-seen order."""
-        return list(dict.fromkeys(event.task_id for event in self.events if event.task_id))
+        """Every task an event was about, in first-seen order: its id, or with several servers
+        its row key ("alpha · task-7")."""
+        return list(
+            dict.fromkeys(
+                task_key(entry.server, entry.event.task_id)
+                for entry in self.entries
+                if isinstance(entry, RecordedEvent) and entry.event.task_id
+            )
+        )
+
+    def keys_of(self, given: str) -> list[str]:
+        """The recorded tasks `given` names: its row key, or an id, which names that task on
+        every server that has one (empty: the recording has none)."""
+        keys = self.task_ids
+        if given in keys:
+            return [given]
+        return [
+            task_key(entry.server, entry.event.task_id)
+            for entry in self._first_events()
+            if entry.server is not None and entry.event.task_id == given
+        ]
+
+    def _first_events(self) -> list[RecordedEvent]:
+        """The first recorded event of each task, in first-seen order."""
+        first: dict[str, RecordedEvent] = {}
+        for entry in self.entries:
+            if isinstance(entry, RecordedEvent) and entry.event.task_id:
+                first.setdefault(task_key(entry.server, entry.event.task_id), entry)
+        return list(first.values())
 
 
 def parse_recording(lines: Iterable[str]) -> Recording:
@@ -97,13 +145,13 @@ Sleep = Callable[[float], Awaitable[None]]
 
 async def play(
     entries: Iterable[Entry],
-    on_frame: Callable[[Frame], None],
-    on_event: Callable[[TaskEvent], None],
+    deliver: Callable[[RecordedFrame | RecordedEvent], None],
     *,
     speed: float | None = 1.0,
     sleep: Sleep = asyncio.sleep,
 ) -> None:
-    """Deliver frames and events in order, waiting the recorded gaps divided by `speed`.
+    """Deliver the frame and event entries in order, waiting the recorded gaps divided by
+    `speed`.
 
     `speed=None` delivers everything without waiting. The gap before a new session's header
     (a later run appended to the same file) is skipped.
@@ -118,7 +166,5 @@ async def play(
         if speed is not None and previous is not None and entry.at > previous:
             await sleep((entry.at - previous) / speed)
         previous = entry.at if previous is None else max(previous, entry.at)
-        if isinstance(entry, RecordedFrame):
-            on_frame(entry.frame)
-        elif isinstance(entry, RecordedEvent):
-            on_event(entry.event)
+        if isinstance(entry, RecordedFrame | RecordedEvent):
+            deliver(entry)

@@ -160,6 +160,12 @@ class Redactor:
         )
         return cls(header_names=lowered, secrets=tuple(unique))
 
+    def joined(self, other: Redactor) -> Redactor:
+        """A redactor hiding what this one and `other` both hide (one server's secrets and the
+        whole session's, say)."""
+        secrets = sorted(set(self.secrets) | set(other.secrets), key=lambda s: (-len(s), s))
+        return Redactor(self.header_names | other.header_names, tuple(secrets))
+
     def headers(self, headers: Mapping[str, str]) -> dict[str, str]:
         """A copy of `headers` with secret header values replaced."""
         hidden = ALWAYS_REDACTED_HEADERS | self.header_names

@@ -96,7 +96,7 @@ def server_of(app: TaskscopeApp, request: InputRequest) -> str:
     else the one watched."""
     names = app.source.servers()
     if names:
-        from app.view.server_keys import split_key
+        from app.engine.tasks.server_keys import split_key
 
         found = split_key(request.key, set(names))
         if found is not None:

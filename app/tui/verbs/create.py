@@ -74,7 +74,7 @@ def _show_synchronous(
     its server, when several are watched)."""
     from app.engine.tasks.events import TaskEvent
     from app.engine.tasks.models import Task
-    from app.view.server_keys import row_key
+    from app.engine.tasks.server_keys import row_key
 
     info = on.info if on is not None else app.info
     server = on.name if on is not None else None

@@ -82,7 +82,7 @@ def adopt_task(app: TaskscopeApp) -> None:
 
 
 async def _adopt(app: TaskscopeApp) -> None:
-    from app.view.server_keys import row_key
+    from app.engine.tasks.server_keys import row_key
     from widgets.confirm import TextPrompt
 
     server = None

@@ -13,6 +13,11 @@ def row_key(server: str, task_id: str) -> str:
     return f"{server}{SEPARATOR}{task_id}"
 
 
+def task_key(server: str | None, task_id: str) -> str:
+    """The key of a task of `server`, or its id when there is one server (`server` None)."""
+    return task_id if server is None else row_key(server, task_id)
+
+
 def server_name(name: str) -> str:
     """A config entry's name made fit for a key: the separator cannot occur in it."""
     return name.replace(SEPARATOR, " - ") or "unnamed"

@@ -1,0 +1,171 @@
+"""A session of several servers recorded, replayed and exported: the inspector opened on a config
+file of a legacy demo over stdio and an extension demo over HTTP (its bearer in the config),
+`--record` to one file. Every line names its server; the replay shows the same rows, servers and
+question as the live session; `tasks export` names the server of each task and step; `e` in the
+live session exports every task with its server; the bearer is nowhere."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from rich.text import Text
+
+from app.cli.args import parse
+from app.cli.target import tui_servers
+from app.engine.record.export import render
+from app.engine.record.recorder import Recorder
+from app.engine.record.replay import read_recording
+from app.engine.safety.redact import Redactor
+from app.tui.app import TaskscopeApp
+from app.tui.replay import ReplaySource
+from app.tui.run import LiveLoader, TuiOptions
+from app.tui.server_choice import ChosenServer
+from app.tui.startup import DeferredSource
+from app.tui.verbs import create
+from app.view.export import shown_lives
+from app.view.source import SourceUnavailable
+from tests.support.demo_servers import REPO_ROOT, start_http_demo, stdio_demo_command
+from tests.support.tui_helpers import SIZE, server_pane_text, wait_for
+from widgets.arguments_form import CreateRequest
+from widgets.header_bar import HeaderBar
+
+pytestmark = pytest.mark.timeout(120)
+
+BEARER = "sk-several-9Qw2Er7Ty"
+
+
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TASKSCOPE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("TASKSCOPE_CONFIG", str(tmp_path / "no-config.json"))
+
+
+def up(app: TaskscopeApp, *names: str) -> bool:
+    try:
+        return all(app.source.server(name) for name in names)
+    except SourceUnavailable:
+        return False
+
+
+async def create_on(app: TaskscopeApp, server: str, tool: str, **arguments: object) -> None:
+    source, info = app.source.server(server)
+    request = CreateRequest(tool, dict(arguments), None, True)
+    await create.create_task(app, request, ChosenServer(source, info, server))
+
+
+def rows(app: TaskscopeApp) -> dict[str, tuple[str | None, str, str]]:
+    """Each row key with its server, status and the table's Server cell."""
+    shown: dict[str, tuple[str | None, str, str]] = {}
+    for key, watched in app.tasks.tasks.items():
+        value = app.table.get_cell(key, "server")
+        cell = value.plain if isinstance(value, Text) else str(value)
+        shown[key] = (watched.server, str(watched.status), cell)
+    return shown
+
+
+def export(record: Path, *task_ids: str, fmt: str = "md") -> subprocess.CompletedProcess[str]:
+    flags = [part for task_id in task_ids for part in ("--task-id", task_id)]
+    command = ["tasks", "export", *flags, "--from-recording", str(record), "--format", fmt]
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli.main", *command],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=REPO_ROOT,
+    )
+
+
+async def test_a_recorded_session_of_several_servers_replays_and_exports_per_server(
+    tmp_path: Path,
+) -> None:
+    record = tmp_path / "several.ndjson"
+    with start_http_demo("extension", "--speed", "20") as (extension_url, _):
+        legacy = stdio_demo_command("legacy", "--speed", "20")
+        config = tmp_path / "servers.json"
+        entries = {
+            "old": {"command": legacy[0], "args": legacy[1:]},
+            "new": {"url": extension_url, "headers": {"Authorization": f"Bearer {BEARER}"}},
+        }
+        config.write_text(json.dumps({"mcpServers": entries}))
+        servers = tui_servers(parse(["--config", str(config)]).target)
+        first = next(target for _, target in servers if not isinstance(target, str))
+        recorder = Recorder.to_file(
+            record, Redactor.build(), face="tui", command=None, servers=["old", "new"]
+        )
+        options = TuiOptions(
+            first,
+            servers=servers,
+            servers_label=str(config),
+            servers_key=f"servers:{config}",
+            recorder=recorder,
+        )
+        loader = LiveLoader(options)
+        app = TaskscopeApp(DeferredSource(loader.load), remember_tasks=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: app.info is not None and up(app, "old", "new"))
+            await create_on(app, "old", "build_report", quarter="Q1")
+            await create_on(app, "new", "build_report", quarter="Q2")
+            await create_on(app, "new", "provision_server")
+            await wait_for(
+                pilot,
+                lambda: (
+                    len(app.tasks) == 3
+                    and sum(w.status == "completed" for w in app.tasks.tasks.values()) == 2
+                    and any(w.pending_inputs for w in app.tasks.tasks.values())
+                ),
+                timeout=40,
+            )
+            live = rows(app)
+            (asking,) = [w for w in app.tasks.tasks.values() if w.pending_inputs]
+            live_questions = asking.pending_inputs
+            assert app.history is not None
+            exported = render(shown_lives(app.history(), list(app.tasks.tasks.values())), "md")
+            await app.close_source()
+        loader.close()
+
+    # what `e` exports in the live session: every task on its server
+    assert exported.count("on old") == 1 and exported.count("on new") == 2
+    assert "| Server | At |" in exported
+
+    # every line of the session names its server, and the header names the set
+    lines = [json.loads(line) for line in record.read_text().splitlines()]
+    assert lines[0]["type"] == "header" and lines[0]["servers"] == ["old", "new"]
+    assert all(line.get("serverName") in ("old", "new") for line in lines[1:])
+    assert {line["serverName"] for line in lines if line["type"] == "session"} == {"old", "new"}
+    assert BEARER not in record.read_text()
+
+    recording = read_recording(record)
+    assert recording.servers == ("old", "new")
+    assert set(recording.task_ids) == set(live)
+
+    # the replay shows the same story: rows, servers, statuses, the question, the header
+    replay = TaskscopeApp(ReplaySource(recording, str(record), speed=None), remember_tasks=False)
+    async with replay.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: rows(replay) == live)
+        replayed = replay.tasks.tasks[asking.task_id]
+        assert replayed.pending_inputs == live_questions
+        assert all(key.startswith("new · ") for key in live_questions)
+        assert "2 servers" in replay.query_one(HeaderBar).header_text().plain
+        await pilot.press("s")
+        await wait_for(pilot, lambda: "old" in server_pane_text(replay))
+        pane = server_pane_text(replay)
+        assert "new" in pane and "taskscope-demo" in pane
+
+    # `tasks export` by row key, or by an id, names the server of the task and of each step
+    old_key = next(key for key, (server, _, _) in live.items() if server == "old")
+    old_id = old_key.removeprefix("old · ")
+    by_key, by_id = export(record, old_key), export(record, old_id, fmt="json")
+    assert by_key.returncode == 0, by_key.stderr
+    assert by_id.returncode == 0, by_id.stderr
+    assert f"## Task `{old_id}` on old" in by_key.stdout
+    (life,) = json.loads(by_id.stdout)["tasks"]
+    assert life["taskId"] == old_id and life["serverName"] == "old"
+    assert life["finalStatus"] == "completed"
+    assert life["steps"] and all(step["server"] == "old" for step in life["steps"])
+    missing = export(record, "no-such-task")
+    assert missing.returncode == 2
+    assert old_key in json.loads(missing.stderr)["error"]["details"]["recordedTaskIds"]
