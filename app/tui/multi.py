@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +47,21 @@ refuses what it cannot do itself, with its reason."""
 CHOOSE_A_SERVER = "several servers are watched: choose one first"
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class StartRetry:
+    """The next try of a server that could not be reached at the start."""
+
+    attempt: int
+    due: float
+    """Wall-clock time of the next try."""
+    reason: str
+
+    def note(self, now: float) -> str:
+        """ "trying again in 4 s (attempt 3): <why the last try failed>"."""
+        left = max(0.0, self.due - now)
+        return f"trying again in {left:.0f} s (attempt {self.attempt}): {self.reason}"
+
+
 @dataclasses.dataclass
 class ServerSlot:
     """One server of the set: its source, and what the App must know before it connects."""
@@ -55,8 +71,8 @@ class ServerSlot:
     problem: str | None = None
     """Why it could not be used: a broken config entry, or the last connect failure."""
     info: SessionInfo | None = None
-    retrying: str | None = None
-    """While a server unreachable at the start is tried again: when, and which attempt."""
+    retrying: StartRetry | None = None
+    """While a server unreachable at the start is tried again: when, which attempt, why."""
     runner: asyncio.Task[None] | None = None
     waiting_adoptions: dict[str, str | None] = dataclasses.field(default_factory=dict)
     """Task ids to watch once it connects (remembered from an earlier run), with their tools."""
@@ -105,7 +121,8 @@ class MultiSource:
         if slot.problem is not None:
             raise SourceUnavailable(f"{server} cannot be used: {slot.problem}")
         if slot.retrying is not None:
-            raise SourceUnavailable(f"{server} cannot be reached yet: {slot.retrying}")
+            note = slot.retrying.note(time.time())
+            raise SourceUnavailable(f"{server} cannot be reached yet: {note}")
         if slot.source is None or slot.info is None:
             raise SourceUnavailable(f"{server} is still connecting")
         return slot.source
@@ -180,9 +197,7 @@ class MultiSource:
                     slot.problem = describe(exc)
                     return False
                 delay = policy.delay(attempt)
-                slot.retrying = (
-                    f"{describe(exc)}; trying again in {delay:.0f} s (attempt {attempt})"
-                )
+                slot.retrying = StartRetry(attempt, time.time() + delay, describe(exc))
                 await asyncio.sleep(delay)
                 continue
             slot.retrying = None

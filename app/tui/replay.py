@@ -62,10 +62,14 @@ class ReplaySource(RecordedSource):
         self.recording = recording
         self.speed = speed
         self._renamer = ServerRenamer()
-        self._servers = {
-            name: RecordedSource(replayed_info(recording.server_info(name), path)) for name in names
-        }
-        """Each recorded server, for the server pane: what it said when it connected."""
+        self._servers: dict[str, RecordedSource | None] = {}
+        """Each recorded server, for the server pane: what it said when it connected (None: it
+        never did in the recording)."""
+        for name in names:
+            info = recording.server_info(name)
+            self._servers[name] = (
+                None if info is None else RecordedSource(replayed_info(info, path))
+            )
 
     async def run(self) -> None:
         """Play the recording in order and pace, then wait until cancelled."""

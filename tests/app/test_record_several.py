@@ -7,6 +7,7 @@ live session exports every task with its server; the bearer is nowhere."""
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -83,21 +84,25 @@ async def test_a_recorded_session_of_several_servers_replays_and_exports_per_ser
     tmp_path: Path,
 ) -> None:
     record = tmp_path / "several.ndjson"
-    with start_http_demo("extension", "--speed", "20") as (extension_url, _):
+    held = socket.socket()  # bound, never listening: "down" refuses every connection
+    held.bind(("127.0.0.1", 0))
+    with held, start_http_demo("extension", "--speed", "20") as (extension_url, _):
         legacy = stdio_demo_command("legacy", "--speed", "20")
         config = tmp_path / "servers.json"
         entries = {
             "old": {"command": legacy[0], "args": legacy[1:]},
             "new": {"url": extension_url, "headers": {"Authorization": f"Bearer {BEARER}"}},
+            "down": {"url": f"http://127.0.0.1:{held.getsockname()[1]}/mcp"},
         }
         config.write_text(json.dumps({"mcpServers": entries}))
         servers = tui_servers(parse(["--config", str(config)]).target)
         first = next(target for _, target in servers if not isinstance(target, str))
         recorder = Recorder.to_file(
-            record, Redactor.build(), face="tui", command=None, servers=["old", "new"]
+            record, Redactor.build(), face="tui", command=None, servers=["old", "new", "down"]
         )
         options = TuiOptions(
             first,
+            reconnect_attempts=0,  # "down" fails at once
             servers=servers,
             servers_label=str(config),
             servers_key=f"servers:{config}",
@@ -107,6 +112,8 @@ async def test_a_recorded_session_of_several_servers_replays_and_exports_per_ser
         app = TaskscopeApp(DeferredSource(loader.load), remember_tasks=False)
         async with app.run_test(size=SIZE) as pilot:
             await wait_for(pilot, lambda: app.info is not None and up(app, "old", "new"))
+            header = app.query_one(HeaderBar)
+            await wait_for(pilot, lambda: "2 of 3 · down failed" in header.header_text().plain)
             await create_on(app, "old", "build_report", quarter="Q1")
             await create_on(app, "new", "build_report", quarter="Q2")
             await create_on(app, "new", "provision_server")
@@ -133,13 +140,13 @@ async def test_a_recorded_session_of_several_servers_replays_and_exports_per_ser
 
     # every line of the session names its server, and the header names the set
     lines = [json.loads(line) for line in record.read_text().splitlines()]
-    assert lines[0]["type"] == "header" and lines[0]["servers"] == ["old", "new"]
-    assert all(line.get("serverName") in ("old", "new") for line in lines[1:])
+    assert lines[0]["type"] == "header" and lines[0]["servers"] == ["old", "new", "down"]
+    assert all(line.get("serverName") in ("old", "new", "down") for line in lines[1:])
     assert {line["serverName"] for line in lines if line["type"] == "session"} == {"old", "new"}
     assert BEARER not in record.read_text()
 
     recording = read_recording(record)
-    assert recording.servers == ("old", "new")
+    assert recording.servers == ("old", "new", "down")
     assert set(recording.task_ids) == set(live)
 
     # the replay shows the same story: rows, servers, statuses, the question, the header
@@ -149,11 +156,12 @@ async def test_a_recorded_session_of_several_servers_replays_and_exports_per_ser
         replayed = replay.tasks.tasks[asking.task_id]
         assert replayed.pending_inputs == live_questions
         assert all(key.startswith("new · ") for key in live_questions)
-        assert "2 servers" in replay.query_one(HeaderBar).header_text().plain
+        assert "3 servers" in replay.query_one(HeaderBar).header_text().plain
         await pilot.press("s")
         await wait_for(pilot, lambda: "old" in server_pane_text(replay))
         pane = server_pane_text(replay)
-        assert "new" in pane and "taskscope-demo" in pane
+        assert "taskscope-demo-legacy" in pane and "taskscope-demo-extension" in pane
+        assert "down never connected in this recording" in pane
 
     # `tasks export` by row key, or by an id, names the server of the task and of each step
     old_key = next(key for key, (server, _, _) in live.items() if server == "old")

@@ -9,6 +9,7 @@ are deterministic for a given recording, and every server string in the Markdown
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -370,7 +371,8 @@ def render(lives: Sequence[TaskLife], fmt: ExportFormat) -> str:
 
 
 def export_file_name(task_ids: Sequence[str], fmt: ExportFormat) -> str:
-    """A file name for an export such as `taskscope-task-<id>.md` (ids cleaned for a path)."""
-    first = "".join(c if c.isalnum() or c in "-_" else "_" for c in task_ids[0])[:40]
+    """A file name for an export such as `taskscope-task-<id>.md` (each run of characters unfit
+    for a path, such as a row key's " · ", becomes one `_`)."""
+    first = re.sub(r"[^\w-]+", "_", task_ids[0])[:40]
     more = f"-and-{len(task_ids) - 1}-more" if len(task_ids) > 1 else ""
     return f"taskscope-task-{first}{more}.{fmt}"
