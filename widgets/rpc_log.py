@@ -59,7 +59,7 @@ def frame_cells(frame: Frame) -> list[tuple[str, str]]:
         (format_clock(frame.at), ""),
         ("→" if outgoing else "←", "text-primary" if outgoing else "text-success"),
         (method, "text-error" if frame.error else ""),
-        (frame.task_id or "", "text-accent"),
+        (frame.task_id or frame.server or "", "text-accent"),  # a task's key names its server
         (latency, ""),
         (frame.reason or "", "text-primary"),
         (status, "text-error" if (frame.http_status or 0) >= 400 else ""),

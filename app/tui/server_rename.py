@@ -44,7 +44,7 @@ class ServerRenamer:
         """The frame of `server` under its task's row key, its purpose naming the server."""
         task_id = row_key(server, frame.task_id) if frame.task_id is not None else None
         purpose = f"{server}: {frame.purpose}" if frame.purpose else server
-        return dataclasses.replace(frame, task_id=task_id, purpose=purpose)
+        return dataclasses.replace(frame, task_id=task_id, purpose=purpose, server=server)
 
     def task(self, server: str, task: Task) -> Task:
         """The task with its questions under their row keys; otherwise the task itself, as the

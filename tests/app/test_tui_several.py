@@ -37,6 +37,7 @@ from widgets.arguments_form import ArgumentsForm, CreateRequest
 from widgets.header_bar import HeaderBar
 from widgets.input_form import InputForm
 from widgets.input_inbox import InputInbox
+from widgets.rpc_log import RpcLog
 from widgets.server_picker import ServerPicker
 from widgets.tool_picker import ToolPicker
 
@@ -143,6 +144,16 @@ async def test_one_list_one_inbox_and_the_server_of_each_task(limited_url: str) 
         await wait_for(
             pilot, lambda: any(frame.http_status == 429 for frame in app.rpc_frames), timeout=30
         )
+        await pilot.press("L")  # the RPC log: a frame of no task (the handshake) names its server
+        await wait_for(
+            pilot, lambda: bool(app.query(RpcLog)) and bool(app.query_one(RpcLog).frames)
+        )
+        log = app.query_one(RpcLog)
+        handshake = next(
+            i for i, f in enumerate(log.frames) if f.server == "beta" and not f.task_id
+        )
+        assert "beta" in log.line_text(handshake).plain
+        await pilot.press("L")
         await pilot.press("i")
         await wait_for(pilot, lambda: isinstance(app.screen, InputInbox))
         table = app.screen.query_one("#inbox-table", DataTable)

@@ -70,6 +70,8 @@ class Frame:
     the process across connections; None for notifications and frames that answer nothing."""
     purpose: str | None = None
     """Why it was sent, in words ("poll of task X, on the poller's schedule"); see purpose.py."""
+    server: str | None = None
+    """Which of several servers it went to or came from (None: the one server)."""
 
 
 @dataclass(frozen=True, slots=True)
