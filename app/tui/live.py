@@ -148,8 +148,12 @@ class LiveSource:
         recorder: Recorder | None = None,
         policy: ReconnectPolicy | None = None,
         roots: Sequence[dict[str, str]] = (),
+        retry_start: bool = False,
     ) -> None:
+        """`retry_start`: a server that cannot be reached when connecting is tried again on the
+        reconnect policy's backoff (one of several servers), instead of failing at once."""
         self.target = target
+        self._retry_start = retry_start
         self.shown = Shown(redactor_for(target, redact))
         """How the App must pass any other string it shows from the engine (`shown.text`)."""
         self._readonly = readonly
@@ -198,7 +202,8 @@ class LiveSource:
             self._session.add_frame_listener(on_frame)
             self._listening = True
         with self.shown.errors():
-            info = await self._session.open()
+            session = self._session
+            info = await (session.open_until_reachable() if self._retry_start else session.open())
             adapter = self._session.adapter
         self._adapter = adapter
         self._poller = Poller(adapter, sink, user_min_ms=self._user_min_poll_ms)

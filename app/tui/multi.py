@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -47,21 +46,6 @@ refuses what it cannot do itself, with its reason."""
 CHOOSE_A_SERVER = "several servers are watched: choose one first"
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class StartRetry:
-    """The next try of a server that could not be reached at the start."""
-
-    attempt: int
-    due: float
-    """Wall-clock time of the next try."""
-    reason: str
-
-    def note(self, now: float) -> str:
-        """ "trying again in 4 s (attempt 3): <why the last try failed>"."""
-        left = max(0.0, self.due - now)
-        return f"trying again in {left:.0f} s (attempt {self.attempt}): {self.reason}"
-
-
 @dataclasses.dataclass
 class ServerSlot:
     """One server of the set: its source, and what the App must know before it connects."""
@@ -71,8 +55,6 @@ class ServerSlot:
     problem: str | None = None
     """Why it could not be used: a broken config entry, or the last connect failure."""
     info: SessionInfo | None = None
-    retrying: StartRetry | None = None
-    """While a server unreachable at the start is tried again: when, which attempt, why."""
     runner: asyncio.Task[None] | None = None
     waiting_adoptions: dict[str, str | None] = dataclasses.field(default_factory=dict)
     """Task ids to watch once it connects (remembered from an earlier run), with their tools."""
@@ -120,12 +102,13 @@ class MultiSource:
         slot = self._slots[server]
         if slot.problem is not None:
             raise SourceUnavailable(f"{server} cannot be used: {slot.problem}")
-        if slot.retrying is not None:
-            note = slot.retrying.note(time.time())
-            raise SourceUnavailable(f"{server} cannot be reached yet: {note}")
-        if slot.source is None or slot.info is None:
+        source = slot.source
+        if source is None or slot.info is None:
+            if source is not None and source.connection_state() == "reconnecting":
+                note = source.connection_note()  # not reachable at the start: tried again
+                raise SourceUnavailable(f"{server} cannot be reached yet: {note}")
             raise SourceUnavailable(f"{server} is still connecting")
-        return slot.source
+        return source
 
     async def connect(self, on_event: EventSink, on_frame: FrameSink) -> SessionInfo:
         """Start every server's connection; returns at once with what they share."""
@@ -174,35 +157,22 @@ class MultiSource:
             slot.problem = f"polling stopped: {describe(exc)}"
 
     async def _connect(self, slot: ServerSlot, source: LiveSource) -> bool:
-        """Connect one server; one that cannot be reached at all is tried again as a lost
-        connection would be (the same backoff and number of attempts). False: it failed."""
-        from app.engine.rpc.reconnect import is_connection_lost
-        from app.tui.problems import describe
-
+        """Connect one server (a source made with `retry_start` tries an unreachable one
+        again first); False, with the reason kept, when it failed."""
         assert self._on_event is not None and self._on_frame is not None
-        policy = source.session.policy
-        attempt = 0
-        while True:
-            try:
-                slot.info = await source.connect(
-                    self._events_of(slot.name, self._on_event),
-                    self._frames_of(slot.name, self._on_frame),
-                )
-            except Exception as exc:
-                attempt += 1
-                unreachable = is_connection_lost(exc, closed=False, legacy_http=False)
-                if not unreachable or attempt > policy.attempts:
-                    log.warning("connecting to %s failed", slot.name, exc_info=True)
-                    slot.retrying = None
-                    slot.problem = describe(exc)
-                    return False
-                delay = policy.delay(attempt)
-                slot.retrying = StartRetry(attempt, time.time() + delay, describe(exc))
-                await asyncio.sleep(delay)
-                continue
-            slot.retrying = None
-            slot.problem = None
-            return True
+        try:
+            slot.info = await source.connect(
+                self._events_of(slot.name, self._on_event),
+                self._frames_of(slot.name, self._on_frame),
+            )
+        except Exception as exc:
+            from app.tui.problems import describe
+
+            log.warning("connecting to %s failed", slot.name, exc_info=True)
+            slot.problem = describe(exc)
+            return False
+        slot.problem = None
+        return True
 
     def _events_of(self, server: str, on_event: EventSink) -> EventSink:
         rename = self._renamer.event
@@ -233,8 +203,6 @@ class MultiSource:
     def _state_of(self, slot: ServerSlot) -> ConnectionState:
         if slot.source is None or slot.problem is not None:
             return "failed"
-        if slot.retrying is not None:
-            return "reconnecting"
         return slot.source.connection_state()
 
     def connection_note(self) -> str | None:

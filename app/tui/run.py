@@ -94,7 +94,9 @@ class LiveLoader:
                     target
                     if isinstance(target, str)
                     else self._live(
-                        target, recorder.for_server(name, redactor_for(target, options.redact))
+                        target,
+                        recorder.for_server(name, redactor_for(target, options.redact)),
+                        retry_start=True,
                     ),
                 )
                 for name, target in options.servers
@@ -111,8 +113,11 @@ class LiveLoader:
         settle_gc()
         return loaded
 
-    def _live(self, target: Target, recorder: Recorder | None) -> LiveSource:
-        """The live source of one server, as the options say."""
+    def _live(
+        self, target: Target, recorder: Recorder | None, *, retry_start: bool = False
+    ) -> LiveSource:
+        """The live source of one server, as the options say (`retry_start`: one of several,
+        tried again while it cannot be reached at the start)."""
         from app.engine.forms.input_text import root_entries
         from app.engine.rpc.reconnect import ReconnectPolicy
         from app.tui.live import LiveSource
@@ -127,6 +132,7 @@ class LiveLoader:
             recorder=recorder,
             policy=ReconnectPolicy(attempts=options.reconnect_attempts),
             roots=root_entries(options.roots),
+            retry_start=retry_start,
         )
 
     def close(self) -> None:

@@ -329,7 +329,7 @@ async def test_a_server_down_at_the_start_is_tried_again_and_joins_once_it_liste
     held.bind(("127.0.0.1", 0))
     port = int(held.getsockname()[1])
     policy = ReconnectPolicy(attempts=1000, first_delay_s=0.2, max_delay_s=0.5, jitter=0.0)
-    late = LiveSource(http_target(f"http://127.0.0.1:{port}/mcp"), policy=policy)
+    late = LiveSource(http_target(f"http://127.0.0.1:{port}/mcp"), policy=policy, retry_start=True)
     entries: list[tuple[str, LiveSource | str]] = [
         ("alpha", LiveSource(stdio_target("legacy"))),
         ("late", late),
@@ -346,8 +346,9 @@ async def test_a_server_down_at_the_start_is_tried_again_and_joins_once_it_liste
                 pilot, lambda: "1 of 2 · late reconnecting" in header.header_text().plain
             )
             await pilot.press("s")
-            await wait_for(pilot, lambda: "trying again in" in server_pane_text(app))
-            assert "cannot be reached yet" in server_pane_text(app)
+            await wait_for(pilot, lambda: "cannot be reached yet" in server_pane_text(app))
+            assert "reconnecting in" in server_pane_text(app)
+            assert "Connect call failed" in server_pane_text(app)  # why the last try failed
             await pilot.press("escape")
             held.close()
             process = spawn_http_demo("extension", port, "--speed", "20")

@@ -72,6 +72,8 @@ def test_event_lines() -> None:
     assert reconnecting.describe() == "reconnecting in 4 s (attempt 3)"
     assert reconnecting.describe(at + 3.0) == "reconnecting in 1 s (attempt 3)"
     assert reconnecting.describe(at + 9.0) == "reconnecting in 0 s (attempt 3)"
+    refused = ConnectionEvent("reconnecting", at, 1, 1.0, "connection refused")  # at the start
+    assert refused.describe(at) == "reconnecting in 1 s (attempt 1): connection refused"
     assert ConnectionEvent("lost", at, detail="EOF").describe() == "connection lost: EOF"
     assert ConnectionEvent("reconnected", at, attempt=1).describe() == "reconnected after 1 attempt"
     assert ConnectionEvent("gave_up", at, 5, detail="x").describe() == "gave up reconnecting: x"

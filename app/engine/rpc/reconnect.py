@@ -59,7 +59,8 @@ class ConnectionEvent:
         if self.kind == "reconnecting":
             delay = self.delay_s or 0.0
             left = delay if now is None else max(0.0, self.at + delay - now)
-            return f"reconnecting in {left:.0f} s (attempt {self.attempt})"
+            why = f": {self.detail}" if self.detail else ""
+            return f"reconnecting in {left:.0f} s (attempt {self.attempt}){why}"
         if self.kind == "reconnected":
             tries = "attempt" if self.attempt == 1 else "attempts"
             return f"reconnected after {self.attempt} {tries}"

@@ -56,12 +56,20 @@ class Reconnector:
         None once one connected, else the last reason none did (then call `give_up`)."""
         self.emit(ConnectionEvent("lost", time.time(), detail=reason))
         await close_old()
-        last_error = reason
+        return await self.attempts(connect_again, reason)
+
+    async def attempts(
+        self, connect_again: ConnectAgain, last_error: str, *, say_why: bool = False
+    ) -> str | None:
+        """Try `connect_again` after each backoff while attempts are left; None once one
+        connected, else the last reason none did. `say_why`: each "reconnecting" event carries
+        why the try before it failed (a server not reachable at the start)."""
         while self._attempts_used < self.policy.attempts:
             self._attempts_used += 1
             attempt = self._attempts_used
             delay = self.policy.delay(attempt)
-            self.emit(ConnectionEvent("reconnecting", time.time(), attempt, delay))
+            why = last_error if say_why else None
+            self.emit(ConnectionEvent("reconnecting", time.time(), attempt, delay, why))
             await self._sleep(delay)
             failed = await connect_again()
             if failed is None:

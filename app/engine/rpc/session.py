@@ -148,6 +148,33 @@ class EngineSession:
             )
         return info
 
+    async def open_until_reachable(self) -> ServerInfo:
+        """`open`, tried again on the reconnect policy's backoff while the server cannot be
+        reached at all (told to the connection listeners as reconnecting, with why); any other
+        failure, or the last try's, is raised."""
+        try:
+            return await self.open()
+        except Exception as exc:
+            if not _unreachable(exc):
+                raise
+            failure = exc
+
+        async def again() -> tuple[str, bool] | None:
+            nonlocal failure
+            try:
+                await self.open()
+            except Exception as exc:
+                failure = exc
+                self.state = "reconnecting"
+                return _describe(exc), not _unreachable(exc)
+            return None
+
+        self.state = "reconnecting"
+        if await self._reconnector.attempts(again, _describe(failure), say_why=True) is not None:
+            self.state = "failed"
+            raise failure
+        return self.info
+
     # -- what the faces use ---------------------------------------------------------------------
 
     @property
@@ -377,6 +404,11 @@ class EngineSession:
         self._watchers.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.debug("session background job ended with %r", task.exception())
+
+
+def _unreachable(error: BaseException) -> bool:
+    """Whether connecting failed because nothing answers at the server's address."""
+    return is_connection_lost(error, closed=False, legacy_http=False)
 
 
 def _describe(error: BaseException) -> str:
