@@ -46,6 +46,24 @@ refuses what it cannot do itself, with its reason."""
 CHOOSE_A_SERVER = "several servers are watched: choose one first"
 
 
+def several_info(
+    names: Sequence[str], *, label: str, key: str, readonly: bool, replay: bool = False
+) -> SessionInfo:
+    """What the App is told of several servers together (live, or replayed from a file)."""
+    return SessionInfo(
+        server_name=f"{len(names)} servers",
+        server_version="",
+        transport="replay" if replay else "several",
+        protocol_version="",
+        capabilities=EVERY_VERB,
+        label=label,
+        server_key=key,
+        readonly=readonly,
+        replay=replay,
+        several=tuple(names),
+    )
+
+
 @dataclasses.dataclass
 class ServerSlot:
     """One server of the set: its source, and what the App must know before it connects."""
@@ -117,16 +135,8 @@ class MultiSource:
         for slot in self._slots.values():
             if slot.source is not None:
                 slot.runner = loop.create_task(self._serve(slot), name=f"server {slot.name}")
-        return SessionInfo(
-            server_name=f"{len(self._slots)} servers",
-            server_version="",
-            transport="several",
-            protocol_version="",
-            capabilities=EVERY_VERB,
-            label=self._label,
-            server_key=self._key,
-            readonly=self._readonly,
-            several=tuple(self._slots),
+        return several_info(
+            tuple(self._slots), label=self._label, key=self._key, readonly=self._readonly
         )
 
     async def _serve(self, slot: ServerSlot) -> None:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from app.engine.record.recording import RecordedEvent, RecordedFrame, SessionInfo
 from app.engine.record.replay import Recording, play
 from app.engine.tasks.contract import TasksCapabilities
-from app.tui.multi import EVERY_VERB
+from app.tui.multi import several_info
 from app.tui.recorded import RecordedSource
 from app.tui.server_rename import ServerRenamer
 from app.view.source import SourceUnavailable, TaskSource
@@ -26,18 +26,7 @@ def replayed_info(info: SessionInfo | None, path: str, servers: Sequence[str] = 
     """The header info of a replay: the recorded server (or the set of `servers`), marked as a
     read-only replay."""
     if servers:
-        return SessionInfo(
-            server_name=f"{len(servers)} servers",
-            server_version="",
-            transport="replay",
-            protocol_version="",
-            capabilities=EVERY_VERB,
-            label=path,
-            server_key=f"replay:{path}",
-            readonly=True,
-            replay=True,
-            several=tuple(servers),
-        )
+        return several_info(servers, label=path, key=f"replay:{path}", readonly=True, replay=True)
     if info is None:
         return SessionInfo(
             server_name="recording",
@@ -79,7 +68,7 @@ class ReplaySource(RecordedSource):
     def _deliver(self, entry: RecordedFrame | RecordedEvent) -> None:
         """Hand one entry to the App, renamed to its row keys when it names its server."""
         assert self._on_event is not None and self._on_frame is not None
-        server = entry.server if self._servers else None
+        server = entry.server
         if isinstance(entry, RecordedFrame):
             frame = entry.frame
             self._on_frame(frame if server is None else self._renamer.frame(server, frame))

@@ -21,6 +21,8 @@ from app.engine.record.export import render
 from app.engine.record.recorder import Recorder
 from app.engine.record.replay import read_recording
 from app.engine.safety.redact import Redactor
+from app.engine.tasks.events import TaskEvent
+from app.engine.tasks.models import Task
 from app.tui.app import TaskscopeApp
 from app.tui.replay import ReplaySource
 from app.tui.run import LiveLoader, TuiOptions
@@ -135,7 +137,7 @@ async def test_a_recorded_session_of_several_servers_replays_and_exports_per_ser
         loader.close()
 
     # what `e` exports in the live session: every task on its server
-    assert exported.count("on old") == 1 and exported.count("on new") == 2
+    assert exported.count("on `old`") == 1 and exported.count("on `new`") == 2
     assert "| Server | At |" in exported
 
     # every line of the session names its server, and the header names the set
@@ -169,11 +171,36 @@ async def test_a_recorded_session_of_several_servers_replays_and_exports_per_ser
     by_key, by_id = export(record, old_key), export(record, old_id, fmt="json")
     assert by_key.returncode == 0, by_key.stderr
     assert by_id.returncode == 0, by_id.stderr
-    assert f"## Task `{old_id}` on old" in by_key.stdout
+    assert f"## Task `{old_id}` on `old`" in by_key.stdout
     (life,) = json.loads(by_id.stdout)["tasks"]
     assert life["taskId"] == old_id and life["serverName"] == "old"
     assert life["finalStatus"] == "completed"
-    assert life["steps"] and all(step["server"] == "old" for step in life["steps"])
+    assert life["steps"] and all(step["serverName"] == "old" for step in life["steps"])
     missing = export(record, "no-such-task")
     assert missing.returncode == 2
     assert old_key in json.loads(missing.stderr)["error"]["details"]["recordedTaskIds"]
+
+
+async def test_a_file_of_a_one_server_session_then_a_several_server_one_replays_every_task(
+    tmp_path: Path,
+) -> None:
+    """Sessions appended to one file keep their tasks apart in the replay: the one-server
+    session's task is its id, each server's task of the same id its row key."""
+    path = tmp_path / "appended.ndjson"
+    task = Task(task_id="t-1", wire="legacy", status="working", raw={"taskId": "t-1"})
+    with path.open("a", encoding="utf-8") as sink:
+        Recorder(Redactor(), sink, face="cli").event(
+            TaskEvent("created", "t-1", task, 1.0, "create")
+        )
+        several = Recorder(Redactor(), sink, face="tui", servers=["alpha", "beta"])
+        for name in ("alpha", "beta"):
+            event = TaskEvent("created", "t-1", task, 2.0, "create")
+            several.for_server(name, Redactor()).event(event)
+    app = TaskscopeApp(
+        ReplaySource(read_recording(path), str(path), speed=None), remember_tasks=False
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: set(app.tasks.tasks) == {"t-1", "alpha · t-1", "beta · t-1"})
+        servers = {key: watched.server for key, watched in app.tasks.tasks.items()}
+        assert servers == {"t-1": None, "alpha · t-1": "alpha", "beta · t-1": "beta"}
+    assert export(path, "t-1").stdout.count("## Task `t-1`") == 3

@@ -314,3 +314,27 @@ def test_a_recorded_server_name_that_is_not_a_plain_name_is_made_one(
     )
     assert isinstance(header, Header)
     assert header.servers == ((read, "ok") if read else ("ok",))
+
+
+def test_a_file_of_a_one_server_session_then_a_several_server_one_keeps_every_task_apart() -> None:
+    one = Recorder(Redactor(), io.StringIO(), face="cli", clock=lambda: 1.0)
+    one.event(an_event("transition"))
+    sink = one._journal.sink
+    assert isinstance(sink, io.StringIO)
+    several = Recorder(Redactor(), sink, face="tui", servers=["alpha", "beta"], clock=lambda: 2.0)
+    several.for_server("alpha", Redactor()).event(an_event("transition"))
+    several.for_server("beta", Redactor()).event(an_event("transition"))
+    recording = parse_recording(sink.getvalue().splitlines())
+    assert recording.servers == ("alpha", "beta")
+    assert recording.task_ids == ["t-1", "alpha · t-1", "beta · t-1"]
+    assert recording.keys_of("t-1") == ["t-1", "alpha · t-1", "beta · t-1"]
+    assert recording.keys_of("alpha · t-1") == ["alpha · t-1"]
+
+
+def test_a_server_name_is_never_redacted_even_when_a_secret_holds_it() -> None:
+    sink = io.StringIO()
+    session = Recorder(Redactor(), sink, face="tui", servers=["staging"])
+    session.for_server("staging", Redactor.build(secrets=["staging"])).action("cancel", "t-1")
+    recording = parse_recording(sink.getvalue().splitlines())
+    assert recording.actions[0].server == "staging"
+    assert recording.servers == ("staging",)

@@ -21,3 +21,5 @@ def test_a_key_of_no_known_server_is_none_and_one_server_keys_are_ids() -> None:
 def test_config_names_cannot_hold_the_separator() -> None:
     assert server_name("a · b") == "a - b"
     assert server_name("") == "unnamed"
+    assert server_name(" · · ") == " - - "  # one pass would leave " - · "
+    assert server_name("a · · b") == server_name(server_name("a · · b"))

@@ -205,7 +205,7 @@ def _server_document(info: SessionInfo | None) -> dict[str, Any] | None:
 def _step_document(step: LifeStep, life: TaskLife) -> dict[str, Any]:
     start = life.started_at
     document: dict[str, Any] = {
-        "server": life.server_name,
+        "serverName": life.server_name,
         "at": _iso(step.at),
         "offsetS": round(step.at - start, 3) if start is not None else 0.0,
         "kind": step.kind,
@@ -234,7 +234,7 @@ def _life_markdown(life: TaskLife, several: bool) -> str:
     """One task's section; with several servers its heading and each timeline row name the
     task's server."""
     final = life.final
-    on = f" on {_inline(life.server_name)}" if life.server_name is not None else ""
+    on = f" on `{_inline(life.server_name)}`" if life.server_name is not None else ""
     lines = [f"## Task `{_inline(life.task_id)}`{on}", ""]
     facts = [
         ("Server", _server_text(life.server, life.server_name)),

@@ -11,6 +11,7 @@ exports from.
 
 from __future__ import annotations
 
+import copy
 import logging
 import time
 from collections import deque
@@ -135,9 +136,8 @@ class Recorder:
     def for_server(self, name: str, redactor: Redactor) -> Recorder:
         """A recorder of the same session for the server `name`, redacting with `redactor`
         (that server's secrets) as well as this one's."""
-        child = Recorder.__new__(Recorder)
+        child = copy.copy(self)  # the same journal: one file, one history
         child._redactor = redactor.joined(self._redactor)
-        child._journal = self._journal
         child._server = name
         return child
 
@@ -201,10 +201,12 @@ class Recorder:
             self._journal.sink = None
 
     def _redacted(self, line: dict[str, Any]) -> Any:
-        """The line naming this recorder's server (if any), with every secret hidden."""
-        if self._server is not None:
-            line[SERVER_NAME_KEY] = self._server
-        return self._redactor.value(line)
+        """The line with every secret hidden, then naming this recorder's server (if any): the
+        name is a config key, the same in every line and in the header."""
+        redacted = self._redactor.value(line)
+        if self._server is None:
+            return redacted
+        return {**redacted, SERVER_NAME_KEY: self._server}
 
     def _write(self, line: dict[str, Any], *, keep: bool) -> None:
         journal = self._journal

@@ -14,12 +14,12 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.engine.record.export import latest_server
 from app.engine.record.recording import (
     Action,
     BadLine,
     Entry,
     Header,
-    Opened,
     RecordedEvent,
     RecordedFrame,
     SessionInfo,
@@ -30,6 +30,8 @@ from app.engine.tasks.events import TaskEvent
 from app.engine.tasks.server_keys import task_key
 
 MAX_PROBLEMS = 20
+MAX_RECORDED_SERVERS = 256
+"""Server names read from one file at most (a hand-edited one may list any number)."""
 
 
 class RecordingError(Exception):
@@ -45,29 +47,26 @@ class Recording:
 
     @property
     def info(self) -> SessionInfo | None:
-        """The server of the last session that opened a connection, if any did (with several
-        servers, see `servers` and `server_info`)."""
-        opened = [entry.info for entry in self.entries if isinstance(entry, Opened)]
-        return opened[-1] if opened else None
+        """The one server of the last one-server session that connected, if any did (with
+        several servers, see `servers` and `server_info`)."""
+        return latest_server(self.entries)
 
     @property
     def servers(self) -> tuple[str, ...]:
-        """The servers of the last session, when it watched several (its header names them):
-        empty for a one-server session."""
-        last = 0
-        for index, entry in enumerate(self.entries):
-            if isinstance(entry, Header):
-                last = index
-        session = self.entries[last:]
-        named = [entry.server for entry in session if not isinstance(entry, Header)]
-        header = session[0] if session and isinstance(session[0], Header) else None
-        found = (header.servers if header else ()) + tuple(n for n in named if n is not None)
-        return tuple(dict.fromkeys(found))
+        """Every server the sessions of the file watched together (their headers and lines name
+        them), first seen first, at most `MAX_RECORDED_SERVERS`: empty when each session had
+        one server."""
+        names: dict[str, None] = {}
+        for entry in self.entries:
+            found = entry.servers if isinstance(entry, Header) else (entry.server,)
+            for name in found:
+                if name is not None and len(names) < MAX_RECORDED_SERVERS:
+                    names[name] = None
+        return tuple(names)
 
     def server_info(self, name: str) -> SessionInfo | None:
         """What the server `name` said when it last connected (None: it never did)."""
-        opened = [e.info for e in self.entries if isinstance(e, Opened) and e.server == name]
-        return opened[-1] if opened else None
+        return latest_server(self.entries, name)
 
     @property
     def events(self) -> list[TaskEvent]:
@@ -85,33 +84,20 @@ class Recording:
     def task_ids(self) -> list[str]:
         """Every task an event was about, in first-seen order: its id, or with several servers
         its row key ("alpha · task-7")."""
-        return list(
-            dict.fromkeys(
-                task_key(entry.server, entry.event.task_id)
-                for entry in self.entries
-                if isinstance(entry, RecordedEvent) and entry.event.task_id
-            )
-        )
+        return list(self._tasks())
 
     def keys_of(self, given: str) -> list[str]:
-        """The recorded tasks `given` names: its row key, or an id, which names that task on
-        every server that has one (empty: the recording has none)."""
-        keys = self.task_ids
-        if given in keys:
-            return [given]
-        return [
-            task_key(entry.server, entry.event.task_id)
-            for entry in self._first_events()
-            if entry.server is not None and entry.event.task_id == given
-        ]
+        """The recorded tasks `given` names: a row key or a one-server task's id names that
+        task; an id also names the task of that id on every server that has one."""
+        return [key for key, task_id in self._tasks().items() if given in (key, task_id)]
 
-    def _first_events(self) -> list[RecordedEvent]:
-        """The first recorded event of each task, in first-seen order."""
-        first: dict[str, RecordedEvent] = {}
+    def _tasks(self) -> dict[str, str]:
+        """Each recorded task's key with the id its server gave it, first seen first."""
+        tasks: dict[str, str] = {}
         for entry in self.entries:
             if isinstance(entry, RecordedEvent) and entry.event.task_id:
-                first.setdefault(task_key(entry.server, entry.event.task_id), entry)
-        return list(first.values())
+                tasks.setdefault(task_key(entry.server, entry.event.task_id), entry.event.task_id)
+        return tasks
 
 
 def parse_recording(lines: Iterable[str]) -> Recording:

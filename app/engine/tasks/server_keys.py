@@ -20,7 +20,9 @@ def task_key(server: str | None, task_id: str) -> str:
 
 def server_name(name: str) -> str:
     """A config entry's name made fit for a key: the separator cannot occur in it."""
-    return name.replace(SEPARATOR, " - ") or "unnamed"
+    while SEPARATOR in name:  # "a · · b" would leave a separator after one pass
+        name = name.replace(SEPARATOR, " - ")
+    return name or "unnamed"
 
 
 def split_key(key: str, servers: frozenset[str] | set[str]) -> tuple[str, str] | None:
