@@ -30,10 +30,12 @@ from textual.pilot import Pilot
 from app.engine.record.recorder import Recorder, redactor_for
 from app.engine.rpc.rpc_types import Frame
 from app.engine.rpc.targets import HttpTarget, StdioTarget, Target
+from app.engine.safety.redact import Redactor
 from app.tui.app import TaskscopeApp
 from app.tui.config import TuiConfig
 from app.tui.live import LiveSource
 from app.tui.multi import MultiSource
+from app.tui.startup import settle_gc
 from app.view.source import SourceUnavailable, TaskSource
 from bench.app_probe import FrameMeter, key_latency
 from bench.common import (
@@ -64,6 +66,15 @@ class ProbingRecorder(Recorder):
         self._probe(frame)
         super().frame(frame)
 
+    def probing(
+        self, name: str, redactor: Redactor, probe: Callable[[Frame], None]
+    ) -> ProbingRecorder:
+        """This session's recorder for the server `name`, feeding its frames to `probe`."""
+        child = self.for_server(name, redactor)
+        assert isinstance(child, ProbingRecorder)
+        child._probe = probe
+        return child
+
 
 async def _wait_until(condition: Callable[[], bool], timeout: float, what: str) -> None:
     deadline = time.monotonic() + timeout
@@ -90,21 +101,26 @@ async def scenario(targets: list[Target], options: argparse.Namespace) -> None:
     """Run the App on `targets` (several behind a `MultiSource`), load the tasks, measure, write
     the figures to `options.out`."""
     probe = PacingProbe()
-    recorders = [
-        ProbingRecorder(_renamed(probe, index), redactor_for(target), None, face="tui")
-        for index, target in enumerate(targets)
-    ]
+    names = [f"server-{index}" for index in range(len(targets))] if len(targets) > 1 else []
+    if names:  # one session journal, a recorder per server, as `LiveLoader.load` builds them
+        session = ProbingRecorder(probe, Redactor.build(), None, face="tui", servers=names)
+        recorders = [
+            session.probing(name, redactor_for(target), _renamed(probe, index))
+            for index, (name, target) in enumerate(zip(names, targets, strict=True))
+        ]
+    else:
+        session = ProbingRecorder(probe, redactor_for(targets[0]), None, face="tui")
+        recorders = [session]
     sources = [
         LiveSource(target, recorder=recorder)
         for target, recorder in zip(targets, recorders, strict=True)
     ]
     source: TaskSource = sources[0]
-    if len(sources) > 1:
-        entries: list[tuple[str, LiveSource | str]] = [
-            (f"server-{index}", each) for index, each in enumerate(sources)
-        ]
+    if names:
+        entries: list[tuple[str, LiveSource | str]] = list(zip(names, sources, strict=True))
         source = MultiSource(entries, label="bench", key="servers:bench", readonly=False)
-    history = recorders[0].history if len(sources) == 1 else None
+    settle_gc()  # as `LiveLoader.load` does once the sources are built
+    history = session.history
     app = TaskscopeApp(source, config=TuiConfig(), remember_tasks=False, history=history)
     share = options.tasks // len(sources)
     figures: dict[str, Any] = {"tasks": share * len(sources), "servers": len(sources)}
