@@ -78,7 +78,7 @@ def test_marked_tasks_export_together_each_with_its_own_server(tmp_path: Path) -
 
 
 def test_hostile_server_text_is_inert_in_markdown_and_escaped_in_json() -> None:
-    hostile = "done | \x1b]52;c;aGk=\x07ok\u202e ```x``` `tick`"
+    hostile = "done | \x1b]52;c;aGk=\x07ok\u202e ```x``` `tick` [x](http://e) <b>&amp; *em*"
     task = Task(
         task_id="id`|1",
         wire="extension",
@@ -92,6 +92,7 @@ def test_hostile_server_text_is_inert_in_markdown_and_escaped_in_json() -> None:
     markdown = lives_markdown(lives)
     assert "\x1b" not in markdown and "\x07" not in markdown and "\u202e" not in markdown
     assert "done \\| " in markdown  # the pipe cannot break the table row
+    assert "\\[x\\](http://e) \\<b\\>\\&amp; \\*em\\*" in markdown  # no link, tag, entity
     assert "## Task `id'|1`" in markdown  # a backtick cannot end the code span early
     assert "````json" in markdown  # the result's fence outgrows the backticks inside it
     text = lives_json(lives)

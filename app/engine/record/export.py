@@ -280,7 +280,7 @@ def _exchanges(life: TaskLife) -> list[str]:
     for number, question in enumerate(questions, start=1):
         lines += ["", f"{number}. `{_inline(question.method)}` key `{_inline(question.key)}`"]
         if question.message:
-            lines += ["", f"   > {clean_text(question.message, max_len=2000)}"]
+            lines += ["", f"   > {_plain(clean_text(question.message, max_len=2000))}"]
         schema = question.requested_schema
         if schema is not None:
             lines += ["", "   Requested schema:", "", *_code(schema, indent="   ")]
@@ -352,8 +352,19 @@ def _code(value: Any, indent: str = "") -> list[str]:
 
 
 def _cell(text: str) -> str:
-    """Server text fit for one Markdown table cell: one line, pipes escaped, bounded."""
-    return clean_text(text, max_len=_DETAIL_WIDTH).replace("|", "\\|")
+    """Server text fit for one Markdown table cell: one line, bounded, read as plain text."""
+    return _plain(clean_text(text, max_len=_DETAIL_WIDTH))
+
+
+_MARKDOWN_SIGNS = re.compile(r"[\\`*\[\]<>&~|]|(?<![^\W_])_|_(?![^\W_])")
+"""What Markdown reads as markup in running text: links and images (`[`), HTML and autolinks
+(`<`), entities (`&`), emphasis, code, strike-through, table pipes; `_` only at a word's edge,
+where it can start emphasis (inside `snake_case` it cannot)."""
+
+
+def _plain(text: str) -> str:
+    """`text` with every Markdown sign backslash-escaped, so a viewer shows it as written."""
+    return _MARKDOWN_SIGNS.sub(lambda sign: "\\" + sign.group(), text)
 
 
 def _inline(text: str) -> str:
