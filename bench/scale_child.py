@@ -118,7 +118,7 @@ async def scenario(targets: list[Target], options: argparse.Namespace) -> None:
     source: TaskSource = sources[0]
     if names:
         entries: list[tuple[str, LiveSource | str]] = list(zip(names, sources, strict=True))
-        source = MultiSource(entries, label="bench", key="servers:bench", readonly=False)
+        source = MultiSource(entries, label="bench", readonly=False)
     settle_gc()  # as `LiveLoader.load` does once the sources are built
     history = session.history
     app = TaskscopeApp(source, config=TuiConfig(), remember_tasks=False, history=history)

@@ -104,14 +104,19 @@ class ToolPicker(ModalScreen[ToolInfo | None]):
         Binding("up", "move(-1)", "Previous", show=False, id="picker-up"),
     ]
 
-    def __init__(self, tools: Sequence[ToolInfo]) -> None:
+    def __init__(self, tools: Sequence[ToolInfo], *, server: str | None = None) -> None:
+        """`server`: which of several servers the tools are on (named in the title)."""
         super().__init__(classes="picker-modal")
         self.tools = tuple(tools)
+        self.server = server
         self.shown: list[ToolInfo] = list(self.tools)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="picker-body"):
-            yield Static(Text("Run a tool", style="bold"), id="picker-title")
+            title = Text("Run a tool", style="bold")
+            if self.server is not None:
+                title.append(f" on {one_line(self.server, 40)}")
+            yield Static(title, id="picker-title")
             yield Input(placeholder="type to search tools", id="picker-search")
             with Horizontal(id="picker-main"):
                 yield OptionList(id="picker-list")

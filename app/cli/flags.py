@@ -194,7 +194,13 @@ def add_prompt_flags(parser: argparse.ArgumentParser) -> None:
 
 def add_export_flags(parser: argparse.ArgumentParser) -> None:
     """`tasks export`: which tasks, from which recording, in which format."""
-    parser.add_argument("--task-id", action="append", required=True, help="repeat for several")
+    parser.add_argument(
+        "--task-id",
+        action="append",
+        required=True,
+        help="repeat for several; with several servers recorded, a row key 'name · id' or an id "
+        "(that task of every server)",
+    )
     parser.add_argument("--from-recording", required=True, metavar="FILE")
     parser.add_argument("--format", choices=["md", "json"], default="md")
 

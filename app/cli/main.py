@@ -121,20 +121,8 @@ def _open_tui(options: Options, out: Output) -> int:
             remember_tasks=options.group != "demo",
             servers=servers,
             servers_label=options.target.config or ", ".join(name for name, _ in servers),
-            servers_key=_servers_key(options.target.config, servers),
         )
     )
-
-
-def _servers_key(config: str | None, servers: list[tuple[str, Target | str]]) -> str:
-    """What the tasks of several servers are remembered under: the config file's whole path,
-    else the servers' own addresses (a `--url`'s URL, a `--command`'s command line)."""
-    from pathlib import Path
-
-    if config is not None:
-        return f"servers:{Path(config).resolve()}"
-    labels = sorted(target.label for _, target in servers if not isinstance(target, str))
-    return "servers:" + " | ".join(labels)
 
 
 def _open_replay(replay: ReplayOptions, out: Output) -> int:

@@ -65,7 +65,7 @@ if TYPE_CHECKING:
     from app.engine.record.recording import SessionInfo
     from app.engine.rpc.rpc_types import Frame
     from app.engine.tasks.events import TaskEvent
-    from app.view.known_tasks import KnownTasks
+    from app.view.known_tasks import KnownTasks, KnownTasksOfServers
     from app.view.sign_in import SignInState
     from app.view.source import TaskSource
     from widgets.rpc_log import RpcLog
@@ -124,7 +124,7 @@ class TaskscopeApp(VerbActions, App[int]):
         the terminal is given back, so quitting never waits on a slow server."""
         self.tasks = TasksState(timeline_cap=self.config.timeline)
         """Every watched task; the App is its only writer."""
-        self.known: KnownTasks | None = None
+        self.known: KnownTasks | KnownTasksOfServers | None = None
         self.marked: set[str] = set()
         self.dismissed: set[str] = set()
         """Tasks the user forgot or cleared: later events about them are ignored."""

@@ -47,9 +47,15 @@ CHOOSE_A_SERVER = "several servers are watched: choose one first"
 
 
 def several_info(
-    names: Sequence[str], *, label: str, key: str, readonly: bool, replay: bool = False
+    names: Sequence[str],
+    *,
+    label: str,
+    readonly: bool,
+    replay: bool = False,
+    keys: Sequence[tuple[str, str]] = (),
 ) -> SessionInfo:
-    """What the App is told of several servers together (live, or replayed from a file)."""
+    """What the App is told of several servers together (live, or replayed from a file); `keys`:
+    each server's name with the key its tasks are remembered under."""
     return SessionInfo(
         server_name=f"{len(names)} servers",
         server_version="",
@@ -57,10 +63,11 @@ def several_info(
         protocol_version="",
         capabilities=EVERY_VERB,
         label=label,
-        server_key=key,
+        server_key=f"{'replay' if replay else 'servers'}:{label}",
         readonly=readonly,
         replay=replay,
         several=tuple(names),
+        several_keys=tuple(keys),
     )
 
 
@@ -86,11 +93,10 @@ class MultiSource:
         servers: Sequence[tuple[str, LiveSource | str]],
         *,
         label: str,
-        key: str,
         readonly: bool,
     ) -> None:
         """`servers`: each name with its source, or why its config entry cannot be used;
-        `label` names the set on screen, `key` in the known-task store."""
+        `label` names the set on screen."""
         self._slots = {
             name: ServerSlot(name, None, problem=entry)
             if isinstance(entry, str)
@@ -99,7 +105,6 @@ class MultiSource:
         }
         self._names = frozenset(self._slots)
         self._label = label
-        self._key = key
         self._readonly = readonly
         self._paused = False
         self._renamer = ServerRenamer()
@@ -135,8 +140,13 @@ class MultiSource:
         for slot in self._slots.values():
             if slot.source is not None:
                 slot.runner = loop.create_task(self._serve(slot), name=f"server {slot.name}")
+        keys = [
+            (name, slot.source.session.server_key)
+            for name, slot in self._slots.items()
+            if slot.source is not None
+        ]
         return several_info(
-            tuple(self._slots), label=self._label, key=self._key, readonly=self._readonly
+            tuple(self._slots), label=self._label, readonly=self._readonly, keys=keys
         )
 
     async def _serve(self, slot: ServerSlot) -> None:

@@ -26,7 +26,7 @@ def replayed_info(info: SessionInfo | None, path: str, servers: Sequence[str] = 
     """The header info of a replay: the recorded server (or the set of `servers`), marked as a
     read-only replay."""
     if servers:
-        return several_info(servers, label=path, key=f"replay:{path}", readonly=True, replay=True)
+        return several_info(servers, label=path, readonly=True, replay=True)
     if info is None:
         return SessionInfo(
             server_name="recording",

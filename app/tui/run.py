@@ -53,8 +53,6 @@ class TuiOptions:
     its target, or why its config entry cannot be used; `target` is then the first usable one."""
     servers_label: str = ""
     """What the header calls the set (the config file)."""
-    servers_key: str = ""
-    """What the set's tasks are remembered under across runs."""
 
 
 class LiveLoader:
@@ -104,7 +102,6 @@ class LiveLoader:
             source = MultiSource(
                 entries,
                 label=options.servers_label,
-                key=options.servers_key,
                 readonly=options.readonly,
             )
         else:

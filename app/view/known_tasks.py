@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import json
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from app.engine.paths import data_dir
 from app.engine.rpc.targets import without_userinfo
+from app.engine.tasks.server_keys import row_key, split_key
 
 FILE_NAME = "known-tasks.json"
 MAX_TASKS_PER_SERVER = 500
@@ -99,3 +101,34 @@ class KnownTasks:
         ) as handle:
             json.dump(document, handle, indent=1)
         Path(handle.name).replace(self.path)
+
+
+class KnownTasksOfServers:
+    """The remembered tasks of several servers watched together, seen under their row keys:
+    each server's are kept under its own key, as when it is opened alone, so a task created in
+    either way comes back in the other."""
+
+    def __init__(self, keys: Mapping[str, str], path: Path | None = None) -> None:
+        self._stores = {name: KnownTasks(key, path) for name, key in keys.items()}
+
+    def load(self) -> list[KnownTask]:
+        """Every server's remembered tasks, under their row keys."""
+        return [
+            KnownTask(row_key(name, entry.task_id), entry.tool)
+            for name, store in self._stores.items()
+            for entry in store.load()
+        ]
+
+    def remember(self, task_id: str, tool: str | None) -> None:
+        """Remember a row key's task with its own server (a key of no known server is let go)."""
+        found = split_key(task_id, set(self._stores))
+        if found is not None:
+            self._stores[found[0]].remember(found[1], tool)
+
+    def drop(self, task_ids: set[str]) -> None:
+        """Forget row keys' tasks, each on its own server."""
+        names = set(self._stores)
+        for key in task_ids:
+            found = split_key(key, names)
+            if found is not None:
+                self._stores[found[0]].drop({found[1]})

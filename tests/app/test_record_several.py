@@ -107,7 +107,6 @@ async def test_a_recorded_session_of_several_servers_replays_and_exports_per_ser
             reconnect_attempts=0,  # "down" fails at once
             servers=servers,
             servers_label=str(config),
-            servers_key=f"servers:{config}",
             recorder=recorder,
         )
         loader = LiveLoader(options)

@@ -23,7 +23,6 @@ from app.tui.live import LiveSource
 from app.tui.multi import MultiSource
 from app.tui.server_choice import ChosenServer
 from app.tui.verbs import create
-from app.view.known_tasks import KnownTasks
 from app.view.source import SourceUnavailable
 from app.view.state import WatchedTask
 from tests.support.demo_servers import (
@@ -67,7 +66,7 @@ def several_app(alpha: LiveSource, beta: LiveSource) -> TaskscopeApp:
         ("broken", BROKEN),
     ]
     return TaskscopeApp(
-        MultiSource(entries, label="servers.json", key="servers:test", readonly=False),
+        MultiSource(entries, label="servers.json", readonly=False),
         remember_tasks=False,
     )
 
@@ -116,6 +115,7 @@ async def test_one_list_one_inbox_and_the_server_of_each_task(limited_url: str) 
         await wait_for(pilot, lambda: isinstance(app.screen, ToolPicker))
         picker = app.screen
         assert isinstance(picker, ToolPicker)
+        assert "Run a tool on beta" in str(picker.query_one("#picker-title").render())
         await pilot.press(*"provision_server")
         await wait_for(pilot, lambda: [tool.name for tool in picker.shown] == ["provision_server"])
         await pilot.press("enter")
@@ -227,11 +227,11 @@ async def test_a_config_opened_again_watches_the_tasks_of_every_server_again(
     tmp_path: Path,
 ) -> None:
     """Through the command line's loader: every entry of a config file, the tasks created on
-    each remembered under the server's name and adopted again, each on its own server, by the
-    next run: the extension demo's task as it finished, the legacy demo's as forgotten (it binds
-    tasks to the session that created them)."""
+    each remembered under that server's own key and adopted again, each on its own server, by
+    the next run: the extension demo's task as it finished, the legacy demo's as forgotten (it
+    binds tasks to the session that created them); the server opened alone has its task too."""
     from app.cli.args import parse
-    from app.cli.target import tui_servers
+    from app.cli.target import target_from_args, tui_servers
     from app.tui.run import LiveLoader, TuiOptions
     from app.tui.startup import DeferredSource
 
@@ -246,9 +246,7 @@ async def test_a_config_opened_again_watches_the_tasks_of_every_server_again(
 
         def loaded_app() -> TaskscopeApp:
             first = next(target for _, target in servers if not isinstance(target, str))
-            options = TuiOptions(
-                first, servers=servers, servers_label=str(config), servers_key=f"servers:{config}"
-            )
+            options = TuiOptions(first, servers=servers, servers_label=str(config))
             return TaskscopeApp(DeferredSource(LiveLoader(options).load))
 
         app = loaded_app()
@@ -266,8 +264,6 @@ async def test_a_config_opened_again_watches_the_tasks_of_every_server_again(
             )
             first_run = {w.task_id: w.server for w in app.tasks.tasks.values()}
             await app.close_source()
-        KnownTasks(f"servers:{config}").remember("gone · t-1", "build_report")  # entry removed
-
         again = loaded_app()
         async with again.run_test(size=SIZE) as pilot:
             await wait_for(
@@ -279,14 +275,21 @@ async def test_a_config_opened_again_watches_the_tasks_of_every_server_again(
                 timeout=40,
             )
             assert {w.task_id: w.server for w in again.tasks.tasks.values()} == first_run
-            messages = [notification.message for notification in again._notifications]
-            assert any(message.startswith("1 remembered task not watched") for message in messages)
             (old,) = [w for w in again.tasks.tasks.values() if w.server == "old"]
             (new,) = [w for w in again.tasks.tasks.values() if w.server == "new"]
             assert old.status == "forgotten"  # the legacy demo binds its tasks to the session
             assert new.status == "completed"
             assert new.task is not None and "Q2" in str(new.task.result)
             await again.close_source()
+
+        # each server's tasks are remembered under its own key: opened alone, "new" has its task
+        alone = TaskscopeApp(LiveSource(target_from_args(parse(["--url", extension_url]).target)))
+        async with alone.run_test(size=SIZE) as pilot:
+            await wait_for(
+                pilot, lambda: [w.status for w in alone.tasks.tasks.values()] == ["completed"]
+            )
+            assert list(alone.tasks.tasks) == [new.server_task_id]
+            await alone.close_source()
 
 
 async def test_a_question_outside_any_task_and_a_synchronous_answer_name_their_server() -> None:
@@ -335,7 +338,7 @@ async def test_a_server_down_at_the_start_is_tried_again_and_joins_once_it_liste
         ("late", late),
     ]
     app = TaskscopeApp(
-        MultiSource(entries, label="servers.json", key="servers:late", readonly=False),
+        MultiSource(entries, label="servers.json", readonly=False),
         remember_tasks=False,
     )
     process: subprocess.Popen[bytes] | None = None

@@ -68,6 +68,9 @@ class SessionInfo:
     """The tasks come from a recording, not from a live server (never written to a recording)."""
     several: tuple[str, ...] = ()
     """The names of the servers watched together (empty: one server); never recorded."""
+    several_keys: tuple[tuple[str, str], ...] = ()
+    """Each of those servers' names with its own `server_key` (as when it is opened alone), for
+    the known-task store; never recorded."""
 
 
 @dataclass(frozen=True, slots=True)

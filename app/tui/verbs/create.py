@@ -34,7 +34,7 @@ async def _pick_and_create(app: TaskscopeApp) -> None:
     except Exception as exc:
         toast(app, describe(exc), title="tools/list failed", severity="error")
         return
-    tool = await app.push_screen_wait(ToolPicker(tools))
+    tool = await app.push_screen_wait(ToolPicker(tools, server=chosen.name))
     if tool is None:
         return
     capabilities = chosen.info.capabilities

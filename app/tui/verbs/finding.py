@@ -13,23 +13,24 @@ from widgets.plain import toast
 if TYPE_CHECKING:
     from app.engine.record.recording import SessionInfo
     from app.tui.app import TaskscopeApp
-    from app.view.known_tasks import KnownTasks
+    from app.view.known_tasks import KnownTasks, KnownTasksOfServers
 
 
 def watch_on_connect(app: TaskscopeApp, info: SessionInfo) -> None:
     """On connecting: adopt the tasks remembered for this server, and import `tasks/list` where
     the server has one (quietly: only new tasks are worth a toast)."""
     if app.remember_tasks:
-        from app.view.known_tasks import KnownTasks
+        from app.view.known_tasks import KnownTasks, KnownTasksOfServers
 
-        app.known = KnownTasks(info.server_key)
+        several = dict(info.several_keys)
+        app.known = KnownTasksOfServers(several) if several else KnownTasks(info.server_key)
         _resume_known(app, app.known)
     capabilities = info.capabilities
     if capabilities.wire == "legacy" and capabilities.list:
         import_list(app, quiet=True)
 
 
-def _resume_known(app: TaskscopeApp, known: KnownTasks) -> None:
+def _resume_known(app: TaskscopeApp, known: KnownTasks | KnownTasksOfServers) -> None:
     """Adopt every task id remembered for this server; the poller finds out which live."""
     from app.view.source import SourceUnavailable
 
