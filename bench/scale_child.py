@@ -102,15 +102,13 @@ async def scenario(targets: list[Target], options: argparse.Namespace) -> None:
     the figures to `options.out`."""
     probe = PacingProbe()
     names = [f"server-{index}" for index in range(len(targets))] if len(targets) > 1 else []
-    if names:  # one session journal, a recorder per server, as `LiveLoader.load` builds them
-        session = ProbingRecorder(probe, Redactor.build(), None, face="tui", servers=names)
-        recorders = [
-            session.probing(name, redactor_for(target), _renamed(probe, index))
-            for index, (name, target) in enumerate(zip(names, targets, strict=True))
-        ]
-    else:
-        session = ProbingRecorder(probe, redactor_for(targets[0]), None, face="tui")
-        recorders = [session]
+    # one session journal, with a recorder per server when several, as `LiveLoader.load` does
+    session_redactor = redactor_for(None if names else targets[0])
+    session = ProbingRecorder(probe, session_redactor, None, face="tui", servers=names)
+    recorders = [
+        session.probing(name, redactor_for(target), _renamed(probe, index))
+        for index, (name, target) in enumerate(zip(names, targets, strict=True))
+    ] or [session]
     sources = [
         LiveSource(target, recorder=recorder)
         for target, recorder in zip(targets, recorders, strict=True)

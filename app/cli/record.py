@@ -9,7 +9,6 @@ from app.cli.output import usage_error
 from app.engine.record.recorder import Recorder, redactor_for
 from app.engine.record.recording import Face
 from app.engine.rpc.targets import Target
-from app.engine.safety.redact import Redactor
 
 
 def open_recorder(
@@ -25,7 +24,7 @@ def open_recorder(
     path = flags.record
     if not path:
         return None
-    redactor = redactor_for(target, flags.redact) if target else Redactor.build(flags.redact)
+    redactor = redactor_for(target, flags.redact)
     try:
         return Recorder.to_file(path, redactor, face=face, command=command, servers=servers)
     except OSError as exc:

@@ -70,16 +70,11 @@ class LiveLoader:
         Several servers get a source each behind a `MultiSource`, each recording through its
         own `Recorder.for_server` (one file or journal, every line naming its server)."""
         from app.engine.record.recorder import Recorder, redactor_for
-        from app.engine.safety.redact import Redactor
         from app.tui.startup import LoadedSource, settle_gc
 
         options = self.options
         names = [name for name, _ in options.servers]
-        session_redactor = (
-            Redactor.build(options.redact)
-            if names
-            else redactor_for(options.target, options.redact)
-        )
+        session_redactor = redactor_for(None if names else options.target, options.redact)
         recorder = options.recorder or Recorder(session_redactor, None, face="tui", servers=names)
         self.recorder = recorder
         source: TaskSource

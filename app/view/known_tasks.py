@@ -126,9 +126,10 @@ class KnownTasksOfServers:
             self._stores[found[0]].remember(found[1], tool)
 
     def drop(self, task_ids: set[str]) -> None:
-        """Forget row keys' tasks, each on its own server."""
+        """Forget row keys' tasks, each on its own server (one write per server)."""
         names = set(self._stores)
-        for key in task_ids:
-            found = split_key(key, names)
-            if found is not None:
-                self._stores[found[0]].drop({found[1]})
+        found = [split for key in task_ids if (split := split_key(key, names)) is not None]
+        for name, store in self._stores.items():
+            ids = {task_id for server, task_id in found if server == name}
+            if ids:
+                store.drop(ids)

@@ -26,14 +26,10 @@ from app.engine.tasks.models import Task
 from app.tui.app import TaskscopeApp
 from app.tui.replay import ReplaySource
 from app.tui.run import LiveLoader, TuiOptions
-from app.tui.server_choice import ChosenServer
 from app.tui.startup import DeferredSource
-from app.tui.verbs import create
 from app.view.export import shown_lives
-from app.view.source import SourceUnavailable
 from tests.support.demo_servers import REPO_ROOT, start_http_demo, stdio_demo_command
-from tests.support.tui_helpers import SIZE, server_pane_text, wait_for
-from widgets.arguments_form import CreateRequest
+from tests.support.tui_helpers import SIZE, create_on, server_pane_text, servers_up, wait_for
 from widgets.header_bar import HeaderBar
 
 pytestmark = pytest.mark.timeout(120)
@@ -45,19 +41,6 @@ BEARER = "sk-several-9Qw2Er7Ty"
 def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TASKSCOPE_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("TASKSCOPE_CONFIG", str(tmp_path / "no-config.json"))
-
-
-def up(app: TaskscopeApp, *names: str) -> bool:
-    try:
-        return all(app.source.server(name) for name in names)
-    except SourceUnavailable:
-        return False
-
-
-async def create_on(app: TaskscopeApp, server: str, tool: str, **arguments: object) -> None:
-    source, info = app.source.server(server)
-    request = CreateRequest(tool, dict(arguments), None, True)
-    await create.create_task(app, request, ChosenServer(source, info, server))
 
 
 def rows(app: TaskscopeApp) -> dict[str, tuple[str | None, str, str]]:
@@ -112,7 +95,7 @@ async def test_a_recorded_session_of_several_servers_replays_and_exports_per_ser
         loader = LiveLoader(options)
         app = TaskscopeApp(DeferredSource(loader.load), remember_tasks=False)
         async with app.run_test(size=SIZE) as pilot:
-            await wait_for(pilot, lambda: app.info is not None and up(app, "old", "new"))
+            await wait_for(pilot, lambda: app.info is not None and servers_up(app, "old", "new"))
             header = app.query_one(HeaderBar)
             await wait_for(pilot, lambda: "2 of 3 · down failed" in header.header_text().plain)
             await create_on(app, "old", "build_report", quarter="Q1")

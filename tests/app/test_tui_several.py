@@ -21,9 +21,6 @@ from app.engine.rpc.reconnect import ReconnectPolicy
 from app.tui.app import TaskscopeApp
 from app.tui.live import LiveSource
 from app.tui.multi import MultiSource
-from app.tui.server_choice import ChosenServer
-from app.tui.verbs import create
-from app.view.source import SourceUnavailable
 from app.view.state import WatchedTask
 from tests.support.demo_servers import (
     demo_children,
@@ -31,8 +28,16 @@ from tests.support.demo_servers import (
     start_http_demo,
     stop_process,
 )
-from tests.support.tui_helpers import SIZE, http_target, server_pane_text, stdio_target, wait_for
-from widgets.arguments_form import ArgumentsForm, CreateRequest
+from tests.support.tui_helpers import (
+    SIZE,
+    create_on,
+    http_target,
+    server_pane_text,
+    servers_up,
+    stdio_target,
+    wait_for,
+)
+from widgets.arguments_form import ArgumentsForm
 from widgets.header_bar import HeaderBar
 from widgets.input_form import InputForm
 from widgets.input_inbox import InputInbox
@@ -71,13 +76,6 @@ def several_app(alpha: LiveSource, beta: LiveSource) -> TaskscopeApp:
     )
 
 
-def up(app: TaskscopeApp, *names: str) -> bool:
-    try:
-        return all(app.source.server(name) for name in names)
-    except SourceUnavailable:
-        return False
-
-
 def of_server(app: TaskscopeApp, server: str) -> list[WatchedTask]:
     return [watched for watched in app.tasks.tasks.values() if watched.server == server]
 
@@ -87,18 +85,10 @@ def cell(app: TaskscopeApp, key: str, column: str) -> str:
     return value.plain if isinstance(value, Text) else str(value)
 
 
-async def create_on(
-    app: TaskscopeApp, server: str, tool: str, *, as_task: bool = True, **arguments: object
-) -> None:
-    source, info = app.source.server(server)
-    request = CreateRequest(tool, dict(arguments), None, as_task)
-    await create.create_task(app, request, ChosenServer(source, info, server))
-
-
 async def test_one_list_one_inbox_and_the_server_of_each_task(limited_url: str) -> None:
     app = several_app(LiveSource(stdio_target("legacy")), LiveSource(http_target(limited_url)))
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.info is not None and up(app, "alpha", "beta"))
+        await wait_for(pilot, lambda: app.info is not None and servers_up(app, "alpha", "beta"))
         header = app.query_one(HeaderBar)
         await wait_for(pilot, lambda: "2 of 3 · broken failed" in header.header_text().plain)
         assert "3 servers · servers.json" in header.header_text().plain
@@ -198,7 +188,7 @@ async def test_a_server_killed_mid_run_comes_back_and_the_other_goes_on(limited_
         LiveSource(stdio_target("legacy"), policy=policy), LiveSource(http_target(limited_url))
     )
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.info is not None and up(app, "alpha", "beta"))
+        await wait_for(pilot, lambda: app.info is not None and servers_up(app, "alpha", "beta"))
         await create_on(app, "alpha", "migrate_database", tables=500)
         await wait_for(pilot, lambda: len(of_server(app, "alpha")) == 1)
         (killed,) = demo_children()
@@ -251,7 +241,7 @@ async def test_a_config_opened_again_watches_the_tasks_of_every_server_again(
 
         app = loaded_app()
         async with app.run_test(size=SIZE) as pilot:
-            await wait_for(pilot, lambda: app.info is not None and up(app, "old", "new"))
+            await wait_for(pilot, lambda: app.info is not None and servers_up(app, "old", "new"))
             await create_on(app, "old", "build_report", quarter="Q1")
             await create_on(app, "new", "build_report", quarter="Q2")
             await wait_for(
@@ -300,7 +290,7 @@ async def test_a_question_outside_any_task_and_a_synchronous_answer_name_their_s
         LiveSource(stdio_target("extension")),
     )
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.info is not None and up(app, "alpha", "beta"))
+        await wait_for(pilot, lambda: app.info is not None and servers_up(app, "alpha", "beta"))
         app.run_worker(create_on(app, "alpha", "provision_server"))
         await wait_for(pilot, lambda: isinstance(app.screen, InputForm))
         form = app.screen
@@ -355,7 +345,7 @@ async def test_a_server_down_at_the_start_is_tried_again_and_joins_once_it_liste
             await pilot.press("escape")
             held.close()
             process = spawn_http_demo("extension", port, "--speed", "20")
-            await wait_for(pilot, lambda: up(app, "alpha", "late"), timeout=60)
+            await wait_for(pilot, lambda: servers_up(app, "alpha", "late"), timeout=60)
             await wait_for(pilot, lambda: "2 of 2" in header.header_text().plain)
             await create_on(app, "late", "build_report")
             await wait_for(

@@ -75,3 +75,26 @@ def server_pane_text(app: TaskscopeApp) -> str:
     return " ".join(
         shown_text(screen.query_one(part)) for part in ("#server-title", "#server-rows")
     )
+
+
+def servers_up(app: TaskscopeApp, *names: str) -> bool:
+    """Whether each of the named servers (of several watched) is connected."""
+    from app.view.source import SourceUnavailable
+
+    try:
+        return all(app.source.server(name) for name in names)
+    except SourceUnavailable:
+        return False
+
+
+async def create_on(
+    app: TaskscopeApp, server: str, tool: str, *, as_task: bool = True, **arguments: object
+) -> None:
+    """Call `tool` on the named one of several servers, as `n` does once that server is chosen."""
+    from app.tui.server_choice import ChosenServer
+    from app.tui.verbs import create
+    from widgets.arguments_form import CreateRequest
+
+    source, info = app.source.server(server)
+    request = CreateRequest(tool, dict(arguments), None, as_task)
+    await create.create_task(app, request, ChosenServer(source, info, server))

@@ -76,8 +76,10 @@ def session_info(
     )
 
 
-def redactor_for(target: Target, names: Sequence[str] = ()) -> Redactor:
-    """The same redactor the connection to `target` uses: bearer, its headers and `--redact`."""
+def redactor_for(target: Target | None, names: Sequence[str] = ()) -> Redactor:
+    """The same redactor the connection to `target` uses: bearer, its headers and `--redact`
+    (no `target`: the `--redact` names alone, for a session of several servers, each of which
+    adds its own through `Recorder.for_server`)."""
     headers = target.headers if isinstance(target, HttpTarget) else None
     bearer = target.bearer if isinstance(target, HttpTarget) else None
     return Redactor.build(names, [bearer], headers)

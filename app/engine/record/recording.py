@@ -26,6 +26,7 @@ from typing import Any, Literal, get_args
 from app.engine.rpc.rpc_types import Frame
 from app.engine.tasks.contract import TasksCapabilities
 from app.engine.tasks.events import EventKind, NextPoll, PacingTerm, Source, TaskEvent
+from app.engine.tasks.server_keys import server_name
 
 FORMAT = "taskscope-recording"
 VERSION = 1
@@ -271,8 +272,6 @@ def _header(line: dict[str, Any], at: float) -> Header:
 def _server(value: Any) -> str | None:
     """A server's name as a recording line gives it: a non-empty string fit for a row key
     (anything else is read as no server)."""
-    from app.engine.tasks.server_keys import server_name
-
     if not isinstance(value, str) or not value:
         return None
     return server_name(value[:MAX_SERVER_NAME])
