@@ -105,10 +105,14 @@ async def scenario(targets: list[Target], options: argparse.Namespace) -> None:
     # one session journal, with a recorder per server when several, as `LiveLoader.load` does
     session_redactor = redactor_for(None if names else targets[0])
     session = ProbingRecorder(probe, session_redactor, None, face="tui", servers=names)
-    recorders = [
-        session.probing(name, redactor_for(target), _renamed(probe, index))
-        for index, (name, target) in enumerate(zip(names, targets, strict=True))
-    ] or [session]
+    recorders = (
+        [
+            session.probing(name, redactor_for(target), _renamed(probe, index))
+            for index, (name, target) in enumerate(zip(names, targets, strict=True))
+        ]
+        if names
+        else [session]
+    )
     sources = [
         LiveSource(target, recorder=recorder)
         for target, recorder in zip(targets, recorders, strict=True)
