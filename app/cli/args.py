@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, cast
 from app.cli.flags import (
     FlagAdder,
     add_call_flags,
+    add_check_flags,
     add_demo_flags,
     add_export_flags,
     add_input_flags,
@@ -30,6 +31,7 @@ from app.cli.options import (
     DEFAULT_DURATION_MS,
     AuthFlags,
     CallOptions,
+    CheckOptions,
     ExportOptions,
     InputOptions,
     Options,
@@ -120,7 +122,7 @@ def build_parser() -> ArgumentParser:
     add_target_flags(parser)
     groups = parser.add_subparsers(
         dest="group",
-        metavar="{tasks,tools,resources,prompts,oauth,servers,demo,replay,demo-server}",
+        metavar="{tasks,tools,resources,prompts,check,oauth,servers,demo,replay,demo-server}",
     )
 
     def leaf(
@@ -197,6 +199,14 @@ def build_parser() -> ArgumentParser:
     leaf(prompts, "list", "List the server's prompts.")
     leaf(prompts, "get", "Get one prompt, filled with its arguments.", add_prompt_flags)
 
+    leaf(
+        groups,
+        "check",
+        "Judge the server's tasks implementation: a verdict per spec rule, with the frames "
+        "behind it (exit 0 passed, 1 failed, 2 usage, 3 incomplete).",
+        add_check_flags,
+        add_input_flags,
+    )
     oauth = groups.add_parser("oauth", help="sign in to an OAuth-protected server").add_subparsers(
         dest="verb", required=True
     )
@@ -314,6 +324,16 @@ def _verb_options(
     """The flags of a verb that takes its own, or None."""
     if group == "replay":
         return ReplayOptions(namespace.file, None if namespace.instant else namespace.speed)
+    if group == "check":
+        return CheckOptions(
+            tool_name=namespace.tool_name,
+            tool_args=namespace.tool_args,
+            check_ids=tuple(dict.fromkeys(namespace.check_id)),
+            categories=tuple(dict.fromkeys(namespace.category)),
+            format=namespace.format,
+            junit=namespace.junit,
+            timeout_ms=namespace.timeout_ms,
+        )
     if group == "servers":
         names = tuple(dict.fromkeys(namespace.servers_names))
         return ServersOptions(namespace.servers_config, names, namespace.servers_timeout)

@@ -257,6 +257,23 @@ def non_negative_int(text: str) -> int:
     return value
 
 
+def add_check_flags(parser: argparse.ArgumentParser) -> None:
+    """`check`: the tool to create tasks with, which checks, and the report's forms."""
+    parser.add_argument("--tool-name", default=None, help="the tool to create tasks with")
+    parser.add_argument("--tool-args", default=None, metavar="JSON|@FILE|-")
+    parser.add_argument("--check-id", action="append", default=[], metavar="ID")
+    parser.add_argument("--category", action="append", default=[], metavar="C")
+    parser.add_argument("--format", choices=["text", "json"], default=None)
+    parser.add_argument("--junit", default=None, metavar="FILE", help="write JUnit XML here")
+    parser.add_argument(
+        "--timeout-ms",
+        type=positive_int,
+        default=30_000,
+        metavar="MS",
+        help="the longest any one wait may take (a request, or a task reaching its end)",
+    )
+
+
 def add_demo_flags(parser: argparse.ArgumentParser) -> None:
     """`taskscope demo`: which demo wire, which era, roots and recording."""
     parser.add_argument("--wire", choices=["legacy", "extension"], default=argparse.SUPPRESS)

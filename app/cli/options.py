@@ -50,6 +50,19 @@ class AuthFlags:
 
 
 @dataclass(frozen=True, slots=True)
+class CheckOptions:
+    """`taskscope check`: the tool, the checks chosen, and where the report goes."""
+
+    tool_name: str | None
+    tool_args: str | None
+    check_ids: tuple[str, ...]
+    categories: tuple[str, ...]
+    format: str | None
+    junit: str | None
+    timeout_ms: int
+
+
+@dataclass(frozen=True, slots=True)
 class TargetOptions:
     """The target flags as given (None or empty when absent); `target_from_args` checks them."""
 
@@ -204,6 +217,7 @@ VerbOptions = (
     | ExportOptions
     | ReplayOptions
     | ServersOptions
+    | CheckOptions
 )
 """The flags of the verbs that take their own (the list verbs and `capabilities` take none)."""
 
@@ -213,7 +227,7 @@ class Options:
     """One parsed command line: the verb, where to connect, how, and the verb's own flags."""
 
     group: str | None = None
-    """`tasks`, `tools`, `resources`, `prompts`, `demo`, `replay`, or None (no verb)."""
+    """`tasks`, `tools`, `resources`, `prompts`, `check`, `demo`, `replay`, or None."""
     verb: str | None = None
     target: TargetOptions = field(default_factory=TargetOptions)
     session: SessionOptions = field(default_factory=SessionOptions)

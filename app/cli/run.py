@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from app.cli.errors import cli_error
 from app.cli.options import (
     CallOptions,
+    CheckOptions,
     ExportOptions,
     Options,
     PromptOptions,
@@ -70,7 +71,11 @@ async def run_command(options: Options, out: Output) -> int:
 def needs_responder(options: Options) -> bool:
     """Whether to build a responder before connecting: the verb may meet input, or `--answers`
     was given (its file is checked, and a bad one refused, whatever the verb)."""
-    return options.answers_input or options.input.answers is not None
+    return (
+        options.answers_input
+        or options.input.answers is not None
+        or isinstance(options.verb_options, CheckOptions)
+    )
 
 
 async def dispatch(
@@ -82,6 +87,10 @@ async def dispatch(
         from app.cli.discovery import capabilities
 
         return await capabilities(session, out)
+    if isinstance(given, CheckOptions):
+        from app.cli.check import check_command
+
+        return await check_command(session, given, responder, out)
     if group == "tools" and verb == "list":
         from app.cli.discovery import tools_list
 

@@ -158,12 +158,14 @@ class Connection:
         reason: str = "user",
         timeout: float | EllipsisType | None = ...,
         declare_tasks: bool = True,
+        headers: Mapping[str, str] | None = None,
     ) -> dict[str, Any]:
         """Send a request and return its result; raises RpcError or TransportError.
 
         On the modern era `params._meta` is stamped with the protocol version, client info and
         capabilities (plus the tasks extension when `declare_tasks`), keeping the caller's keys.
-        `timeout=None` waits forever (e.g. a blocking legacy `tasks/result`).
+        `timeout=None` waits forever (e.g. a blocking legacy `tasks/result`). `headers` go on the
+        HTTP request over the routing headers (the checker sends a wrong `Mcp-Name` on purpose).
         """
         if self.state != "connected":
             raise (
@@ -171,7 +173,7 @@ class Connection:
                 if self.state == "closed"
                 else RuntimeError("the connection is not open yet")
             )
-        headers: dict[str, str] = {}
+        sent_headers: dict[str, str] = {}
         if self._era == "modern" and self._version is not None:
             params = stamp_modern(
                 params,
@@ -181,10 +183,11 @@ class Connection:
                 declare_roots=self.declare_roots,
             )
             if method == "tools/call" and self.transport_kind == "http":
-                headers = await self._param_headers(params)
+                sent_headers = await self._param_headers(params)
+        sent_headers.update(headers or {})
         wait = self.request_timeout if isinstance(timeout, EllipsisType) else timeout
         return await self._requests.call(
-            method, params, reason=reason, timeout=wait, headers=headers
+            method, params, reason=reason, timeout=wait, headers=sent_headers
         )
 
     async def list_all(

@@ -1,0 +1,176 @@
+"""The checks that need no tool: which wire resolves, whether the capabilities are of one era,
+and how the tasks verbs answer an id the server never issued."""
+
+from __future__ import annotations
+
+from app.engine.check.model import Evidence
+from app.engine.check.probe import Reply
+from app.engine.check.run_state import UNKNOWN_TASK_ID, RunState
+from app.engine.tasks.protocol_keys import TASKS_EXTENSION
+
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+
+
+def _capabilities_evidence(state: RunState) -> tuple[Evidence, ...]:
+    handshake = "initialize" if state.info.era == "legacy" else "server/discover"
+    return (Evidence(handshake, "in", None, None, {"capabilities": state.info.capabilities}),)
+
+
+async def resolution(state: RunState) -> None:
+    """tasks-wire-resolvable, tasks-declaration-hygiene, tasks-extension-advertised."""
+    judge, evidence = state.judge, _capabilities_evidence(state)
+    legacy_tasks = state.capability("tasks")
+    extensions = state.capability("extensions")
+    extension = isinstance(extensions, dict) and TASKS_EXTENSION in extensions
+    call = state.capability("tasks", "requests", "tools", "call") is not None
+    era = state.info.era
+    if state.wire == "none":
+        judge.violated(
+            "tasks-wire-resolvable",
+            f"no tasks wire resolves on the {era} era: "
+            + (
+                "capabilities.tasks lacks requests.tools.call"
+                if isinstance(legacy_tasks, dict)
+                else "neither capabilities.tasks nor the extension is declared"
+            ),
+            evidence,
+        )
+    else:
+        judge.passed(
+            "tasks-wire-resolvable", f"the {state.wire} wire resolves on the {era} era", evidence
+        )
+    if era == "modern" and legacy_tasks is not None:
+        judge.violated(
+            "tasks-declaration-hygiene",
+            "server/discover on 2026-07-28 advertises the legacy capabilities.tasks",
+            evidence,
+        )
+    elif era == "legacy" and extension:
+        judge.violated(
+            "tasks-declaration-hygiene",
+            "initialize on 2025-11-25 advertises the extension, which that version does not define",
+            evidence,
+        )
+    else:
+        judge.passed("tasks-declaration-hygiene", f"only {era}-era task capabilities", evidence)
+    if era == "legacy" and isinstance(legacy_tasks, dict) and not call:
+        judge.warned(
+            "tasks-wire-resolvable",
+            "capabilities.tasks is declared without requests.tools.call: no task may be "
+            "created (an under-declaration, if the server does accept task-augmented calls)",
+            evidence,
+        )
+    if state.wire == "extension":
+        judge.passed(
+            "tasks-extension-advertised",
+            f'capabilities.extensions["{TASKS_EXTENSION}"] is advertised',
+            evidence,
+        )
+
+
+async def unknown_ids(state: RunState) -> None:
+    """tasks-invalid-task-id-rejected and tasks-declared-verbs-answer: every tasks verb the wire
+    has, asked about an id the server never issued."""
+    judge, probe = state.judge, state.probe
+    verbs = ["tasks/get"]
+    if state.wire == "legacy":
+        verbs.append("tasks/result")
+        if state.capability("tasks", "cancel") is not None:
+            verbs.append("tasks/cancel")
+    else:
+        verbs.extend(("tasks/update", "tasks/cancel"))
+    for method in verbs:
+        params: dict[str, object] = {"taskId": UNKNOWN_TASK_ID}
+        if method == "tasks/update":
+            params["inputResponses"] = {}
+        reply = await probe.call(method, params, f"{method} of an id never issued")
+        must = method == "tasks/get" or state.wire == "legacy"
+        if reply.code == INVALID_PARAMS:
+            judge.passed(
+                "tasks-invalid-task-id-rejected",
+                f"{method} of an unknown id answered -32602",
+                reply.evidence(),
+            )
+        elif reply.code == METHOD_NOT_FOUND:
+            judge.violated(
+                "tasks-declared-verbs-answer",
+                f"{method} answered -32601 although the {state.wire} wire has it",
+                reply.evidence(request=True),
+            )
+        else:
+            problem = f"{method} of an unknown id answered {reply.describe()}, not -32602"
+            if must:
+                judge.violated("tasks-invalid-task-id-rejected", problem, reply.evidence())
+            else:
+                judge.warned("tasks-invalid-task-id-rejected", problem, reply.evidence())
+        if reply.code != METHOD_NOT_FOUND:
+            judge.passed("tasks-declared-verbs-answer", f"{method} is implemented")
+
+
+async def removed_verbs(state: RunState) -> None:
+    """sep-2663-tasks-result-removed-method-not-found, tasks-removed-tasks-list, and the -32021
+    answers of tasks/* sent without the extension's declaration."""
+    judge, probe = state.judge, state.probe
+    for method, check_id in (
+        ("tasks/result", "sep-2663-tasks-result-removed-method-not-found"),
+        ("tasks/list", "tasks-removed-tasks-list"),
+    ):
+        removed: dict[str, object] = {"taskId": UNKNOWN_TASK_ID} if method == "tasks/result" else {}
+        reply = await probe.call(method, removed, f"{method}, removed from the extension wire")
+        if reply.code == METHOD_NOT_FOUND:
+            judge.passed(check_id, f"{method} answered -32601", reply.evidence())
+        else:
+            judge.violated(
+                check_id, f"{method} answered {reply.describe()}, not -32601", reply.evidence()
+            )
+    for method in ("tasks/get", "tasks/update", "tasks/cancel"):
+        params: dict[str, object] = {"taskId": UNKNOWN_TASK_ID}
+        if method == "tasks/update":
+            params["inputResponses"] = {}
+        reply = await probe.call(
+            method, params, f"{method} without the extension's declaration", declare_tasks=False
+        )
+        missing_capability_verdict(state, reply, method)
+
+
+MISSING_CAPABILITY = (-32021, -32003)
+"""-32021, and -32003, its number in drafts before August 2026 (recognised, and said)."""
+
+
+def missing_capability_verdict(state: RunState, reply: Reply, what: str) -> None:
+    """Judge a refusal that must be -32021 naming the extension in data.requiredCapabilities."""
+    judge = state.judge
+    if reply.code not in MISSING_CAPABILITY:
+        judge.violated(
+            "tasks-undeclared-capability-rejected",
+            f"{what} without the declaration answered {reply.describe()}, not -32021",
+            reply.evidence(request=True),
+        )
+        return
+    if reply.code == -32003:
+        judge.warned(
+            "tasks-undeclared-capability-rejected",
+            f"{what} answered -32003, the pre-release number of -32021",
+            reply.evidence(),
+        )
+    else:
+        judge.passed(
+            "tasks-undeclared-capability-rejected", f"{what} answered -32021", reply.evidence()
+        )
+    data = reply.error.data if reply.error is not None else None
+    required = data.get("requiredCapabilities") if isinstance(data, dict) else None
+    extensions = required.get("extensions") if isinstance(required, dict) else None
+    if isinstance(extensions, dict) and TASKS_EXTENSION in extensions:
+        judge.passed(
+            "tasks-undeclared-capability-names-requirements",
+            f"the -32021 of {what} names the extension in data.requiredCapabilities",
+            reply.evidence(),
+        )
+    else:
+        judge.violated(
+            "tasks-undeclared-capability-names-requirements",
+            f"the -32021 of {what} does not name "
+            f'data.requiredCapabilities.extensions["{TASKS_EXTENSION}"]',
+            reply.evidence({"error": {"data": data}}),
+        )

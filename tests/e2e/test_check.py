@@ -1,0 +1,253 @@
+"""`taskscope check` end to end: the clean demo servers pass every check that applies, on both
+wires and both transports; each check fails on a server that breaks exactly its rule (the
+violating relay of tests/support/servers/violating.py) and nowhere else; no tool means an
+incomplete run, never a green one; a silent server ends within the timeout, without a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+import xml.etree.ElementTree as ElementTree
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.cli_helpers import Run, run_cli
+from tests.support.demo_servers import start_http_demo, start_http_server
+
+pytestmark = pytest.mark.slow
+
+TIMEOUT = ("--timeout-ms", "8000")
+
+
+def relay_command(wire: str, mode: str, *demo_args: str) -> str:
+    words = [sys.executable, "-m", "tests.support.servers.violating", "--wire", wire]
+    words += ["--violate", mode, "--", *demo_args]
+    return shlex.join(words)
+
+
+def report_of(run: Run) -> dict[str, Any]:
+    assert "Traceback" not in run.stderr, run.stderr
+    try:
+        document = json.loads(run.stdout)
+    except json.JSONDecodeError as exc:
+        raise AssertionError(
+            f"no JSON report (exit {run.code}):\n{run.stdout}\n{run.stderr}"
+        ) from exc
+    assert isinstance(document, dict)
+    return document
+
+
+def verdicts(document: dict[str, Any]) -> dict[str, str]:
+    return {check["id"]: check["verdict"] for check in document["checks"]}
+
+
+def check(*args: str) -> tuple[Run, dict[str, Any]]:
+    run = run_cli("check", *args, "--format", "json", *TIMEOUT, timeout=240)
+    return run, report_of(run)
+
+
+@pytest.fixture(scope="module")
+def relay_http() -> Iterator[Any]:
+    """Start the relay over Streamable HTTP in a mode (extension wire, suite fixtures)."""
+
+    def start(mode: str) -> Any:
+        command = [sys.executable, "-m", "tests.support.servers.violating", "--wire", "extension"]
+        command += ["--violate", mode]
+        return start_http_server(
+            lambda port: ([*command, "--port", str(port), "--", "--conformance"], None),
+            f"violating relay ({mode})",
+            40.0,
+        )
+
+    yield start
+
+
+def test_clean_legacy_demo_over_stdio_passes_every_check() -> None:
+    run, document = check("--demo", "legacy", "--tool-name", "provision_server")
+    assert run.code == 0, run.stderr
+    assert document["outcome"] == "passed"
+    assert set(verdicts(document).values()) == {"pass"}
+    assert document["server"]["transport"] == "stdio"
+    assert "check: ✓ pass tasks-legacy-list" in run.stderr
+
+
+def test_clean_extension_demo_over_stdio_passes_and_skips_http_routing() -> None:
+    run, document = check("--demo", "extension", "--tool-name", "provision_server")
+    assert run.code == 0, run.stderr
+    found = verdicts(document)
+    assert found.pop("tasks-mcp-name-routing") == "skip"
+    assert set(found.values()) == {"pass"}
+
+
+def test_clean_demos_over_http_pass_every_check() -> None:
+    with start_http_demo("extension", "--conformance") as (url, _process):
+        run, document = check("--url", url)
+    assert run.code == 0, run.stderr
+    assert set(verdicts(document).values()) == {"pass"}, document
+    assert len(document["checks"]) == document["summary"]["total"] >= 27
+    with start_http_demo("legacy") as (url, _process):
+        run, document = check("--url", url, "--tool-name", "provision_server")
+    assert run.code == 0, run.stderr
+    assert set(verdicts(document).values()) == {"pass"}
+
+
+def test_no_tool_is_incomplete_never_green(tmp_path: Path) -> None:
+    junit = tmp_path / "check.xml"
+    run, document = check("--demo", "legacy", "--junit", str(junit))
+    assert run.code == 3
+    assert document["outcome"] == "incomplete"
+    assert "--tool-name" in document["incompleteReason"]
+    found = verdicts(document)
+    assert found["tasks-legacy-create-shape"] == "could-not-run"
+    assert found["tasks-wire-resolvable"] == "pass"
+    suite = ElementTree.parse(junit).getroot().find("testsuite")
+    assert suite is not None and suite.get("errors") == str(document["summary"]["could-not-run"])
+    assert junit.stat().st_mode & 0o777 == 0o600
+
+
+def test_text_report_and_selection() -> None:
+    run = run_cli(
+        "check",
+        "--demo",
+        "legacy",
+        "--check-id",
+        "tasks-invalid-task-id-rejected",
+        "--format",
+        "text",
+        *TIMEOUT,
+    )
+    assert run.code == 0, run.stderr
+    assert "✓ pass" in run.stdout and "tasks-invalid-task-id-rejected" in run.stdout
+    assert "outcome: PASSED" in run.stdout
+    assert "tasks-legacy-list" not in run.stdout
+    bad = run_cli("check", "--demo", "legacy", "--check-id", "no-such-check")
+    assert bad.code == 2 and "no-such-check" in bad.stderr
+
+
+LEGACY_VIOLATIONS = [
+    ("create-not-working", "tasks-legacy-create-shape", "fail"),
+    ("ttl-string", "tasks-ttl-shape", "fail"),
+    ("terminal-not-final", "tasks-legal-transitions", "fail"),
+    ("unknown-id-internal", "tasks-invalid-task-id-rejected", "fail"),
+    ("result-no-related-meta", "tasks-legacy-result", "fail"),
+    ("question-unstamped", "tasks-legacy-input-related-task", "fail"),
+    ("cancel-not-cancelled", "tasks-legacy-cancel-working", "fail"),
+    ("cancel-terminal-accepted", "tasks-legacy-cancel-terminal", "fail"),
+    ("list-misses-task", "tasks-legacy-list", "fail"),
+    ("mixed-era", "tasks-declaration-hygiene", "fail"),
+    ("early-expiry", "tasks-no-early-ttl-expiry", "fail"),
+    ("status-notification-partial", "tasks-legacy-status-notifications", "fail"),
+    ("cancel-unknown-missing", "tasks-declared-verbs-answer", "fail"),
+]
+EXTENSION_VIOLATIONS = [
+    ("get-result-type-task", "tasks-result-type-discipline", "fail"),
+    ("legacy-field-names", "tasks-wire-field-renames", "fail"),
+    ("ttl-float", "tasks-ttl-integer-shape", "fail"),
+    ("request-state-create", "tasks-create-result-no-request-state", "fail"),
+    ("request-state-get", "tasks-get-detailed-no-request-state", "fail"),
+    ("completed-no-result", "tasks-inline-result", "fail"),
+    ("related-meta-inline", "tasks-no-related-task-meta-on-inlined-result", "fail"),
+    ("cancel-ack-task", "tasks-cancel-ack-shape", "fail"),
+    ("cancel-terminal-refused", "tasks-cancel-terminal-idempotent-ack", "warn"),
+    ("removed-verbs-exist", "sep-2663-tasks-result-removed-method-not-found", "fail"),
+    ("undeclared-no-data", "tasks-undeclared-capability-names-requirements", "fail"),
+    ("not-durable", "sep-2663-durable-create-strong-consistency", "fail"),
+    ("undeclared-accepted", "tasks-undeclared-capability-rejected", "fail"),
+    ("undeclared-creates", "tasks-undeclared-creation-refused", "fail"),
+    ("legacy-param-honoured", "sep-2663-legacy-task-param-ignored", "fail"),
+    ("mixed-era", "tasks-declaration-hygiene", "fail"),
+    ("unknown-id-internal", "tasks-invalid-task-id-rejected", "fail"),
+    ("terminal-not-final", "tasks-legal-transitions", "fail"),
+    ("update-ignored", "tasks-input-required-update-completes", "fail"),
+]
+COLLATERAL = {
+    "completed-no-result": {"tasks-status-payload-shape"},
+    "cancel-ack-task": {"tasks-cancel-terminal-idempotent-ack"},
+    "removed-verbs-exist": {"tasks-removed-tasks-list"},
+}
+"""Checks that judge the very same bytes another way (a completed task with no result has no
+payload either; one ack answers both cancels; one rewrite removes both removed verbs)."""
+
+
+def assert_only(document: dict[str, Any], mode: str, target: str, verdict: str) -> None:
+    found = verdicts(document)
+    assert found[target] == verdict, (mode, document)
+    allowed = {target, *COLLATERAL.get(mode, set())}
+    broken = {cid: v for cid, v in found.items() if v in ("fail", "warn") and cid not in allowed}
+    assert broken == {}, (mode, broken, document)
+
+
+@pytest.mark.parametrize(("mode", "target", "verdict"), LEGACY_VIOLATIONS)
+def test_each_legacy_check_fails_where_its_rule_is_broken(
+    mode: str, target: str, verdict: str
+) -> None:
+    run, document = check(
+        "--command", relay_command("legacy", mode), "--tool-name", "provision_server"
+    )
+    assert run.code == (1 if verdict == "fail" else 0), run.stderr
+    assert_only(document, mode, target, verdict)
+
+
+def test_a_task_required_tool_that_runs_plainly_fails_task_support() -> None:
+    run, document = check(
+        "--command", relay_command("legacy", "required-plain-ok"), "--tool-name", "build_report"
+    )
+    assert run.code == 1
+    assert_only(document, "required-plain-ok", "tasks-legacy-task-support", "fail")
+
+
+def test_ttl_null_passes_on_the_legacy_wire() -> None:
+    """2025-11-25 allows `ttl: null` (unlimited); MCPJam fails it, taskscope does not."""
+    run, document = check(
+        "--command", relay_command("legacy", "ttl-null"), "--tool-name", "provision_server"
+    )
+    assert run.code == 0, document
+    assert verdicts(document)["tasks-ttl-shape"] == "pass"
+
+
+@pytest.mark.parametrize(("mode", "target", "verdict"), EXTENSION_VIOLATIONS)
+def test_each_extension_check_fails_where_its_rule_is_broken(
+    mode: str, target: str, verdict: str
+) -> None:
+    run, document = check(
+        "--command", relay_command("extension", mode), "--tool-name", "provision_server"
+    )
+    assert run.code == (1 if verdict == "fail" else 0), run.stderr
+    assert_only(document, mode, target, verdict)
+
+
+def test_routing_header_checks_over_http(relay_http: Any) -> None:
+    with relay_http("none") as (url, _process):
+        run, document = check("--url", url)
+    assert run.code == 0, document
+    assert verdicts(document)["tasks-mcp-name-routing"] == "pass"
+    with relay_http("mcp-name-ignored") as (url, _process):
+        run, document = check("--url", url)
+    assert run.code == 1
+    assert_only(document, "mcp-name-ignored", "tasks-mcp-name-routing", "fail")
+
+
+def test_a_silent_server_ends_within_the_timeout_without_a_traceback() -> None:
+    run = run_cli(
+        "check",
+        "--command",
+        relay_command("legacy", "silent-get"),
+        "--tool-name",
+        "build_report",
+        "--format",
+        "json",
+        "--timeout-ms",
+        "1500",
+        timeout=120,
+    )
+    document = report_of(run)
+    assert run.code in (1, 3)
+    found = verdicts(document)
+    assert found["tasks-legal-transitions"] in ("could-not-run", "fail")
+    reasons = " ".join(c["reason"] for c in document["checks"])
+    assert "no answer" in reasons

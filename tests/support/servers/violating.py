@@ -1,0 +1,536 @@
+"""A demo server that breaks exactly one tasks rule: `taskscope check`'s proof that each check
+fails where its rule is broken (and nowhere else).
+
+    python -m tests.support.servers.violating --wire legacy --violate ttl-string
+    python -m tests.support.servers.violating --wire extension --violate mcp-name-ignored --port N
+
+It runs the clean demo server (`python -m app.demo --wire W`) behind a relay that rewrites the
+messages one `--violate` mode names: over stdio it relays lines; with `--port` it serves
+Streamable HTTP on 127.0.0.1 and relays each POST to the demo's own HTTP server (extension wire:
+stateless JSON). `--violate none` relays everything untouched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+Message = dict[str, Any]
+RELATED = "io.modelcontextprotocol/related-task"
+DECLARATION = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities"
+
+
+@dataclass
+class Relay:
+    """The rewriting state of one run: which request id asked which method, and what was seen."""
+
+    mode: str
+    methods: dict[Any, str] = field(default_factory=dict)
+    params: dict[Any, dict[str, Any]] = field(default_factory=dict)
+    ended: set[str] = field(default_factory=set)
+    gets: dict[str, int] = field(default_factory=dict)
+
+    # -- client → server ------------------------------------------------------------------------
+
+    def to_server(self, message: Message) -> Message | None:
+        """The request as the demo gets it (None: the relay answers it itself, see `reply`)."""
+        method, params = message.get("method"), message.get("params")
+        if "id" in message and isinstance(method, str):
+            self.methods[message["id"]] = method
+            self.params[message["id"]] = params if isinstance(params, dict) else {}
+        if not isinstance(params, dict):
+            return message
+        unknown = str(params.get("taskId")).startswith("taskscope-")
+        if self.mode == "silent-get" and method == "tasks/get" and not unknown:
+            self.methods.pop(message.get("id"), None)
+            return None
+        declared = CAPABILITIES_META in params.get("_meta", {}) and "extensions" in params[
+            "_meta"
+        ].get(CAPABILITIES_META, {})
+        if self.mode == "undeclared-accepted" and method == "tasks/get" and not declared:
+            _declare(params)
+        plain = method == "tools/call" and "task" not in params
+        if self.mode == "undeclared-creates" and plain and not declared:
+            _declare(params)
+        if self.mode == "legacy-param-honoured" and method == "tools/call" and "task" in params:
+            _declare(params)
+        return message
+
+    def reply(self, message: Message) -> Message | None:
+        """An answer the relay gives in the demo's place, if the mode says so."""
+        params = message.get("params")
+        task_id = str(params.get("taskId")) if isinstance(params, dict) else ""
+        ours = not task_id.startswith("taskscope-")
+        if self.mode == "update-ignored" and message.get("method") == "tasks/update" and ours:
+            self.methods.pop(message.get("id"), None)
+            return {"jsonrpc": "2.0", "id": message.get("id"), "result": {"resultType": "complete"}}
+        return None
+
+    def headers(self, message: Message, headers: dict[str, str]) -> dict[str, str]:
+        """HTTP headers as the demo gets them."""
+        params = message.get("params")
+        if self.mode == "mcp-name-ignored" and isinstance(params, dict) and "taskId" in params:
+            headers = {k: v for k, v in headers.items() if k.lower() != "mcp-name"}
+            headers["Mcp-Name"] = str(params["taskId"])
+        return headers
+
+    # -- server → client ------------------------------------------------------------------------
+
+    def to_client(self, message: Message) -> Message:
+        """A message from the demo as the client gets it."""
+        if "method" in message:
+            return self._server_message(message)
+        method = self.methods.pop(message.get("id"), None)
+        params = self.params.pop(message.get("id"), {})
+        if method is None:
+            return message
+        rewrite = REWRITES.get(self.mode)
+        if rewrite is not None:
+            rewrite(self, method, params, message)
+        return message
+
+    def _server_message(self, message: Message) -> Message:
+        params = message.get("params")
+        if not isinstance(params, dict):
+            return message
+        if self.mode == "question-unstamped" and message["method"] == "elicitation/create":
+            params.get("_meta", {}).pop(RELATED, None)
+        if self.mode == "status-notification-partial" and message["method"] == (
+            "notifications/tasks/status"
+        ):
+            params.pop("createdAt", None)
+        return message
+
+
+def _declare(params: dict[str, Any]) -> None:
+    meta = params.setdefault("_meta", {})
+    capabilities = meta.setdefault(CAPABILITIES_META, {})
+    capabilities.setdefault("extensions", {}).update(DECLARATION["extensions"])
+
+
+def _tasks_in(method: str, message: Message) -> list[dict[str, Any]]:
+    """Every task object in an answer: a legacy create's `task`, a get or cancel result, a
+    flat extension create, a list's tasks."""
+    result = message.get("result")
+    if not isinstance(result, dict):
+        return []
+    if isinstance(result.get("task"), dict):
+        return [result["task"]]
+    if method == "tasks/list":
+        return [t for t in result.get("tasks", []) if isinstance(t, dict)]
+    if "taskId" in result:
+        return [result]
+    return []
+
+
+def _error(message: Message, code: int, text: str) -> None:
+    message.pop("result", None)
+    message["error"] = {"code": code, "message": text}
+
+
+def _not_found(message: Message) -> bool:
+    error = message.get("error")
+    return isinstance(error, dict) and error.get("code") == -32602
+
+
+def create_not_working(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
+    if method == "tools/call":
+        for task in _tasks_in(method, message):
+            task["status"] = "input_required"
+
+
+def ttl_string(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
+    for task in _tasks_in(method, message):
+        if isinstance(task.get("ttl"), int):
+            task["ttl"] = str(task["ttl"])
+
+
+def ttl_null(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
+    for task in _tasks_in(method, message):
+        if "ttl" in task:
+            task["ttl"] = None
+
+
+def terminal_not_final(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
+    for task in _tasks_in(method, message):
+        task_id = str(task.get("taskId"))
+        if method == "tasks/get" and task_id in relay.ended:
+            task["status"] = "working"
+        elif task.get("status") in ("completed", "failed"):
+            relay.ended.add(task_id)
+
+
+def unknown_id_internal(
+    relay: Relay, method: str, params: dict[str, Any], message: Message
+) -> None:
+    if method == "tasks/get" and _not_found(message):
+        _error(message, -32603, "Task not found")
+
+
+def result_no_related_meta(
+    relay: Relay, method: str, params: dict[str, Any], message: Message
+) -> None:
+    result = message.get("result")
+    if method == "tasks/result" and isinstance(result, dict):
+        result.get("_meta", {}).pop(RELATED, None)
+
+
+def cancel_not_cancelled(
+    relay: Relay, method: str, params: dict[str, Any], message: Message
+) -> None:
+    if method == "tasks/cancel":
+        for task in _tasks_in(method, message):
+            task["status"] = "working"
+
+
+def cancel_terminal_accepted(
+    relay: Relay, method: str, params: dict[str, Any], message: Message
+) -> None:
+    if (
+        method == "tasks/cancel"
+        and _not_found(message)
+        and not str(params.get("taskId")).startswith("taskscope-")
+    ):
+        message.pop("error")
+        message["result"] = {
+            "taskId": params["taskId"],
+            "status": "cancelled",
+            "createdAt": "2026-07-28T10:00:00Z",
+            "lastUpdatedAt": "2026-07-28T10:00:00Z",
+            "ttl": None,
+        }
+
+
+def list_misses_task(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
+    result = message.get("result")
+    if method == "tasks/list" and isinstance(result, dict):
+        result["tasks"] = []
+
+
+def mixed_era(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
+    result = message.get("result")
+    if method in ("initialize", "server/discover") and isinstance(result, dict):
+        capabilities = result.setdefault("capabilities", {})
+        if method == "initialize":
+            capabilities["extensions"] = dict(DECLARATION["extensions"])
+        else:
+            capabilities["tasks"] = {"requests": {"tools": {"call": {}}}}
+
+
+def early_expiry(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
+    task_id = str(params.get("taskId"))
+    if method == "tasks/get" and "result" in message:
+        relay.gets[task_id] = relay.gets.get(task_id, 0) + 1
+        if relay.gets[task_id] > 1:
+            _error(message, -32602, "Task has expired")
+
+
+def get_result_type_task(
+    relay: Relay, method: str, params: dict[str, Any], message: Message
+) -> None:
+    result = message.get("result")
+    if method == "tasks/get" and isinstance(result, dict):
+        result["resultType"] = "task"
+
+
+def legacy_field_names(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
+    for task in _tasks_in(method, message):
+        task["ttl"] = task.get("ttlMs")
+        task["pollInterval"] = task.get("pollIntervalMs", 1000)
+
+
+def ttl_float(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
+    for task in _tasks_in(method, message):
+        if isinstance(task.get("ttlMs"), int):
+            task["ttlMs"] = task["ttlMs"] + 0.5
+
+
+def request_state_create(
+    relay: Relay, method: str, params: dict[str, Any], message: Message
+) -> None:
+    if method == "tools/call":
+        for task in _tasks_in(method, message):
+            task["requestState"] = "opaque"
+
+
+def request_state_get(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
+    if method == "tasks/get":
+        for task in _tasks_in(method, message):
+            task["requestState"] = "opaque"
+
+
+def completed_no_result(
+    relay: Relay, method: str, params: dict[str, Any], message: Message
+) -> None:
+    for task in _tasks_in(method, message):
+        if task.get("status") == "completed":
+            task.pop("result", None)
+
+
+def related_meta_inline(
+    relay: Relay, method: str, params: dict[str, Any], message: Message
+) -> None:
+    for task in _tasks_in(method, message):
+        if isinstance(task.get("result"), dict):
+            task["result"].setdefault("_meta", {})[RELATED] = {"taskId": task.get("taskId")}
+
+
+def cancel_ack_task(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
+    if method == "tasks/cancel" and "result" in message:
+        message["result"] = {
+            "resultType": "complete",
+            "taskId": params.get("taskId"),
+            "status": "cancelled",
+        }
+
+
+def cancel_terminal_refused(
+    relay: Relay, method: str, params: dict[str, Any], message: Message
+) -> None:
+    task_id = str(params.get("taskId"))
+    for task in _tasks_in(method, message):
+        if task.get("status") in ("completed", "failed", "cancelled"):
+            relay.ended.add(str(task.get("taskId")))
+    if method == "tasks/cancel" and task_id in relay.ended:
+        _error(message, -32602, "Task already ended")
+
+
+def removed_verbs_exist(
+    relay: Relay, method: str, params: dict[str, Any], message: Message
+) -> None:
+    if method in ("tasks/result", "tasks/list"):
+        _error(message, -32602, "Task not found")
+
+
+def undeclared_no_data(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
+    error = message.get("error")
+    if isinstance(error, dict) and error.get("code") == -32021:
+        error.pop("data", None)
+
+
+def not_durable(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
+    task_id = str(params.get("taskId"))
+    if method == "tasks/get" and not relay.gets and not task_id.startswith("taskscope-"):
+        relay.gets[task_id] = 1
+        _error(message, -32602, "Task not found")
+
+
+def cancel_unknown_missing(
+    relay: Relay, method: str, params: dict[str, Any], message: Message
+) -> None:
+    unknown = str(params.get("taskId")).startswith("taskscope-")
+    if method == "tasks/cancel" and unknown and _not_found(message):
+        _error(message, -32601, "Method not found")
+
+
+def required_plain_ok(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
+    result = message.get("result")
+    if method == "tools/list" and isinstance(result, dict):
+        for tool in result.get("tools", []):
+            if tool.get("name") == "build_report":
+                tool["execution"] = {"taskSupport": "required"}
+
+
+Rewrite = Callable[[Relay, str, dict[str, Any], Message], None]
+REWRITES: dict[str, Rewrite] = {
+    "create-not-working": create_not_working,
+    "ttl-string": ttl_string,
+    "ttl-null": ttl_null,
+    "terminal-not-final": terminal_not_final,
+    "unknown-id-internal": unknown_id_internal,
+    "result-no-related-meta": result_no_related_meta,
+    "cancel-not-cancelled": cancel_not_cancelled,
+    "cancel-terminal-accepted": cancel_terminal_accepted,
+    "list-misses-task": list_misses_task,
+    "mixed-era": mixed_era,
+    "early-expiry": early_expiry,
+    "get-result-type-task": get_result_type_task,
+    "legacy-field-names": legacy_field_names,
+    "ttl-float": ttl_float,
+    "request-state-create": request_state_create,
+    "request-state-get": request_state_get,
+    "completed-no-result": completed_no_result,
+    "related-meta-inline": related_meta_inline,
+    "cancel-ack-task": cancel_ack_task,
+    "cancel-terminal-refused": cancel_terminal_refused,
+    "removed-verbs-exist": removed_verbs_exist,
+    "undeclared-no-data": undeclared_no_data,
+    "not-durable": not_durable,
+    "cancel-unknown-missing": cancel_unknown_missing,
+    "required-plain-ok": required_plain_ok,
+}
+RELAY_MODES = frozenset(
+    {
+        "none",
+        "question-unstamped",
+        "status-notification-partial",
+        "undeclared-accepted",
+        "undeclared-creates",
+        "legacy-param-honoured",
+        "update-ignored",
+        "mcp-name-ignored",
+        "silent-get",
+    }
+)
+MODES = frozenset(REWRITES) | RELAY_MODES
+
+
+# -- stdio -------------------------------------------------------------------------------------
+
+
+async def relay_stdio(wire: str, relay: Relay, demo_args: list[str]) -> None:
+    """Run the demo over stdio and relay lines both ways through `relay`."""
+    child = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "app.demo",
+        "--wire",
+        wire,
+        *demo_args,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        limit=64 * 1024 * 1024,
+    )
+    assert child.stdin is not None and child.stdout is not None
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=64 * 1024 * 1024)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    out = sys.stdout.buffer
+    demo_in, demo_out = child.stdin, child.stdout
+
+    def emit(message: Message) -> None:
+        out.write(json.dumps(message).encode() + b"\n")
+        out.flush()
+
+    async def upstream() -> None:
+        while line := await reader.readline():
+            message = json.loads(line)
+            own = relay.reply(message)
+            if own is not None:
+                emit(own)
+                continue
+            forwarded = relay.to_server(message)
+            if forwarded is not None:
+                demo_in.write(json.dumps(forwarded).encode() + b"\n")
+                await demo_in.drain()
+        demo_in.close()
+
+    async def downstream() -> None:
+        while line := await demo_out.readline():
+            emit(relay.to_client(json.loads(line)))
+
+    try:
+        await asyncio.gather(upstream(), downstream())
+    finally:
+        if child.returncode is None:
+            child.terminate()
+        await child.wait()
+
+
+# -- Streamable HTTP (extension wire: stateless JSON answers) ---------------------------------
+
+
+def serve_http(wire: str, relay: Relay, port: int, demo_args: list[str]) -> None:
+    """Serve Streamable HTTP on 127.0.0.1:`port`, relaying each POST to a demo HTTP server."""
+    import httpx
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse, Response
+    from starlette.routing import Route
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        demo_port = probe.getsockname()[1]
+    demo = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "app.demo",
+            "--wire",
+            wire,
+            "--transport",
+            "http",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(demo_port),
+            *demo_args,
+        ],
+        stdin=subprocess.DEVNULL,
+    )
+    upstream = f"http://127.0.0.1:{demo_port}/mcp"
+    client = httpx.AsyncClient(timeout=60)
+
+    async def endpoint(request: Request) -> Response:
+        body = await request.body()
+        message = json.loads(body)
+        own = relay.reply(message)
+        if own is not None:
+            return JSONResponse(own)
+        forwarded = relay.to_server(message)
+        passed = {
+            k: v
+            for k, v in request.headers.items()
+            if k.lower() not in ("host", "content-length", "connection")
+        }
+        answer = await client.post(
+            upstream, content=json.dumps(forwarded), headers=relay.headers(message, passed)
+        )
+        text = answer.text
+        if "text/event-stream" in answer.headers.get("content-type", ""):
+            events = [
+                json.loads(line[5:]) for line in text.splitlines() if line.startswith("data:")
+            ]
+            text = json.dumps(relay.to_client(events[-1])) if events else "{}"
+        elif text.strip():
+            text = json.dumps(relay.to_client(json.loads(text)))
+        return Response(text, status_code=answer.status_code, media_type="application/json")
+
+    app = Starlette(routes=[Route("/mcp", endpoint, methods=["POST"])])
+    try:
+        _wait_listening(demo_port)
+        uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+    finally:
+        demo.terminate()
+        demo.wait(timeout=10)
+
+
+def _wait_listening(port: int) -> None:
+    import time
+
+    for _ in range(400):
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise SystemExit(f"the demo server never listened on {port}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--wire", choices=["legacy", "extension"], required=True)
+    parser.add_argument("--violate", choices=sorted(MODES), required=True)
+    parser.add_argument("--port", type=int, default=None)
+    parser.add_argument("demo_args", nargs="*", help="passed to python -m app.demo")
+    options = parser.parse_args()
+    relay = Relay(options.violate)
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    if options.port is None:
+        asyncio.run(relay_stdio(options.wire, relay, options.demo_args))
+    else:
+        serve_http(options.wire, relay, options.port, options.demo_args)
+
+
+if __name__ == "__main__":
+    main()
