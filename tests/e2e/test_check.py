@@ -76,20 +76,34 @@ def test_clean_legacy_demo_over_stdio_passes_every_check() -> None:
     assert "check: ✓ pass tasks-legacy-list" in run.stderr
 
 
+def clean(document: dict[str, Any]) -> dict[str, str]:
+    """The verdicts of a clean demo: nothing fails or could not run, and the one warning is
+    the demo's missing subscriptions/listen (optional)."""
+    found = verdicts(document)
+    if "tasks-status-notifications" in found:
+        assert found.pop("tasks-status-notifications") == "warn"
+    assert not {v for v in found.values()} - {"pass", "skip"}, document
+    return found
+
+
 def test_clean_extension_demo_over_stdio_passes_and_skips_http_routing() -> None:
     run, document = check("--demo", "extension", "--tool-name", "provision_server")
     assert run.code == 0, run.stderr
-    found = verdicts(document)
-    assert found.pop("tasks-mcp-name-routing") == "skip"
-    assert set(found.values()) == {"pass"}
+    found = clean(document)
+    skipped = {cid for cid, verdict in found.items() if verdict == "skip"}
+    assert "tasks-mcp-name-routing" in skipped
+    for item in document["checks"]:
+        if item["verdict"] == "skip":
+            reason = item["reason"]
+            assert any(why in reason for why in ("Streamable HTTP", "fixture", "two questions"))
 
 
 def test_clean_demos_over_http_pass_every_check() -> None:
     with start_http_demo("extension", "--conformance") as (url, _process):
         run, document = check("--url", url)
     assert run.code == 0, run.stderr
-    assert set(verdicts(document).values()) == {"pass"}, document
-    assert len(document["checks"]) == document["summary"]["total"] >= 27
+    assert set(clean(document).values()) == {"pass"}, document
+    assert len(document["checks"]) == document["summary"]["total"] >= 47
     with start_http_demo("legacy") as (url, _process):
         run, document = check("--url", url, "--tool-name", "provision_server")
     assert run.code == 0, run.stderr
@@ -166,9 +180,18 @@ EXTENSION_VIOLATIONS = [
     ("update-ignored", "tasks-input-required-update-completes", "fail"),
 ]
 COLLATERAL = {
-    "completed-no-result": {"tasks-status-payload-shape"},
+    "completed-no-result": {
+        "tasks-status-payload-shape",
+        "sep-2663-tasks-get-status-completed",
+        "sep-2663-tool-error-uses-completed-status",
+    },
+    "greet-no-result-type": {"tasks-result-type-complete-on-non-task-responses"},
+    "get-result-type-task": {"tasks-result-type-complete-on-non-task-responses"},
+    "not-durable": {"sep-2663-tasks-get-status-working"},
     "cancel-ack-task": {"tasks-cancel-terminal-idempotent-ack"},
     "removed-verbs-exist": {"tasks-removed-tasks-list"},
+    "mcp-name-ignored": {"sep-2663-server-rejects-mismatched-mcp-name-on-tasks-get"},
+    "method-mismatch-accepted": set(),
 }
 """Checks that judge the very same bytes another way (a completed task with no result has no
 payload either; one ack answers both cancels; one rewrite removes both removed verbs)."""
@@ -178,6 +201,7 @@ def assert_only(document: dict[str, Any], mode: str, target: str, verdict: str) 
     found = verdicts(document)
     assert found[target] == verdict, (mode, document)
     allowed = {target, *COLLATERAL.get(mode, set())}
+    allowed.add("tasks-status-notifications")
     broken = {cid: v for cid, v in found.items() if v in ("fail", "warn") and cid not in allowed}
     assert broken == {}, (mode, broken, document)
 
@@ -221,15 +245,43 @@ def test_each_extension_check_fails_where_its_rule_is_broken(
     assert_only(document, mode, target, verdict)
 
 
+FIXTURE_VIOLATIONS = [
+    ("input-no-method", "sep-2663-tasks-get-status-input-required"),
+    ("partial-moves-on", "tasks-mrtr-partial-fulfillment"),
+    ("content-empty", "sep-2663-tasks-get-status-completed"),
+    ("tool-error-failed", "sep-2663-tool-error-uses-completed-status"),
+    ("failed-with-result", "sep-2663-tasks-get-status-failed"),
+    ("greet-no-result-type", "tasks-sync-tool-call"),
+    ("mrtr-task-with-state", "sep-2663-mrtr-synchronous-before-task-creation"),
+    ("ack-no-result-type", "tasks-result-type-complete-on-non-task-responses"),
+    ("create-carries-result", "sep-2663-result-type-task-on-create"),
+    ("required-runs-plainly", "sep-2663-server-returns-missing-capability-when-required"),
+]
+"""Rules only the suite's fixture tools provoke: the relay runs the demo with --conformance."""
+
+
+@pytest.mark.parametrize(("mode", "target"), FIXTURE_VIOLATIONS)
+def test_each_fixture_check_fails_where_its_rule_is_broken(mode: str, target: str) -> None:
+    run, document = check("--command", relay_command("extension", mode, "--conformance"))
+    assert run.code == 1, run.stderr
+    assert_only(document, mode, target, "fail")
+
+
 def test_routing_header_checks_over_http(relay_http: Any) -> None:
     with relay_http("none") as (url, _process):
         run, document = check("--url", url)
     assert run.code == 0, document
-    assert verdicts(document)["tasks-mcp-name-routing"] == "pass"
+    assert set(clean(document).values()) == {"pass"}
     with relay_http("mcp-name-ignored") as (url, _process):
         run, document = check("--url", url)
     assert run.code == 1
     assert_only(document, "mcp-name-ignored", "tasks-mcp-name-routing", "fail")
+    with relay_http("method-mismatch-accepted") as (url, _process):
+        run, document = check("--url", url)
+    assert run.code == 1
+    assert_only(
+        document, "method-mismatch-accepted", "tasks-headers-reject-mismatched-method", "fail"
+    )
 
 
 def test_a_silent_server_ends_within_the_timeout_without_a_traceback() -> None:

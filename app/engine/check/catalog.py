@@ -22,9 +22,9 @@ def _check(
     category: str,
     spec: str,
     *,
-    needs_tool: bool = False,
+    same_as: tuple[str, ...] = (),
 ) -> Check:
-    return Check(check_id, title, wire, level, category, spec, needs_tool)
+    return Check(check_id, title, wire, level, category, spec, same_as)
 
 
 CHECKS: tuple[Check, ...] = (
@@ -65,7 +65,8 @@ CHECKS: tuple[Check, ...] = (
         "lifecycle",
         f'{S1}, Error Handling: "Invalid or nonexistent taskId in tasks/get, tasks/result, or '
         'tasks/cancel: -32602 (Invalid params)"; ' + f'{S3}: tasks/get on an unknown id "MUST" '
-        "answer -32602 (sep-2663-tasks-get-invalid-task-id-32602)",
+        "answer -32602",
+        same_as=("sep-2663-tasks-get-invalid-task-id-32602",),
     ),
     _check(
         "tasks-ttl-shape",
@@ -75,7 +76,6 @@ CHECKS: tuple[Check, ...] = (
         "creation",
         f'{S1}: "ttl: integer | null" is a required key ("null = unlimited"); {S3}: "ttlMs: '
         'integer | null", required',
-        needs_tool=True,
     ),
     _check(
         "tasks-legal-transitions",
@@ -85,7 +85,6 @@ CHECKS: tuple[Check, ...] = (
         "lifecycle",
         f'{S1}, Task Status Lifecycle: "Tasks with a completed, failed, or cancelled status are '
         'in a terminal state and MUST NOT transition to any other status"',
-        needs_tool=True,
     ),
     _check(
         "tasks-no-early-ttl-expiry",
@@ -95,7 +94,6 @@ CHECKS: tuple[Check, ...] = (
         "lifecycle",
         f'{S1}: "After ttl has elapsed from creation, the receiver MAY delete the task" (not '
         "before); the official suite's tasks-no-early-ttl-expiry",
-        needs_tool=True,
     ),
     # -- legacy (2025-11-25) ------------------------------------------------------------------
     _check(
@@ -106,7 +104,6 @@ CHECKS: tuple[Check, ...] = (
         "creation",
         f'{S1}: "Tasks MUST begin in the working status"; CreateTaskResult is {{"task": Task}} '
         'and "receivers MUST include createdAt and lastUpdatedAt" (ISO 8601)',
-        needs_tool=True,
     ),
     _check(
         "tasks-legacy-task-support",
@@ -117,7 +114,6 @@ CHECKS: tuple[Check, ...] = (
         f'{S1}, Tool-Level Negotiation: "required: ... the server MUST return a -32601 error if '
         'clients do not attempt to" call it as a task; "forbidden" or absent: "SHOULD return '
         'a -32601"',
-        needs_tool=True,
     ),
     _check(
         "tasks-legacy-result",
@@ -127,7 +123,6 @@ CHECKS: tuple[Check, ...] = (
         "lifecycle",
         f'{S1}: tasks/result "MUST return exactly what the underlying request would have '
         'returned" and "MUST include" _meta["io.modelcontextprotocol/related-task"]',
-        needs_tool=True,
     ),
     _check(
         "tasks-legacy-input-related-task",
@@ -138,7 +133,6 @@ CHECKS: tuple[Check, ...] = (
         f'{S1}, Input Required: requests the receiver sends for a task "MUST" carry '
         '_meta["io.modelcontextprotocol/related-task"]; once answered the task "SHOULD" leave '
         "input_required",
-        needs_tool=True,
     ),
     _check(
         "tasks-legacy-cancel-working",
@@ -148,7 +142,6 @@ CHECKS: tuple[Check, ...] = (
         "lifecycle",
         f'{S1}, Cancellation: the receiver "MUST transition the task to cancelled status before '
         'sending the response"',
-        needs_tool=True,
     ),
     _check(
         "tasks-legacy-cancel-terminal",
@@ -158,7 +151,6 @@ CHECKS: tuple[Check, ...] = (
         "lifecycle",
         f'{S1}, Cancellation: "Receivers MUST reject cancellation requests for tasks already in a '
         'terminal status with error code -32602"',
-        needs_tool=True,
     ),
     _check(
         "tasks-legacy-list",
@@ -168,7 +160,6 @@ CHECKS: tuple[Check, ...] = (
         "lifecycle",
         f'{S1}, Listing: "invalid cursor: -32602"; "any task retrievable by tasks/get MUST also '
         'be retrievable through tasks/list" for that requestor',
-        needs_tool=True,
     ),
     _check(
         "tasks-legacy-status-notifications",
@@ -178,7 +169,6 @@ CHECKS: tuple[Check, ...] = (
         "lifecycle",
         f"{S1}: notifications/tasks/status params are NotificationParams & Task (taskId, "
         "status, createdAt, lastUpdatedAt, ttl); sending them is optional",
-        needs_tool=True,
     ),
     # -- extension (SEP-2663) -----------------------------------------------------------------
     _check(
@@ -197,7 +187,8 @@ CHECKS: tuple[Check, ...] = (
         "MUST",
         "dispatch",
         f"{S3}: tasks/get, tasks/update or tasks/cancel from a request that did not declare the "
-        'extension "MUST" be rejected with -32021 (sep-2663-tasks-methods-non-declaring)',
+        'extension "MUST" be rejected with -32021',
+        same_as=("sep-2663-tasks-methods-non-declaring",),
     ),
     _check(
         "tasks-undeclared-capability-names-requirements",
@@ -233,7 +224,7 @@ CHECKS: tuple[Check, ...] = (
         "creation",
         f'{S3}: "The server MUST NOT return CreateTaskResult unless the client declared the '
         'extension on that request"; a task-required tool answers -32021',
-        needs_tool=True,
+        same_as=("sep-2663-server-rejects-undeclared-client",),
     ),
     _check(
         "sep-2663-legacy-task-param-ignored",
@@ -243,7 +234,6 @@ CHECKS: tuple[Check, ...] = (
         "creation",
         f'{S3}: the legacy params.task is removed; servers "MUST ignore it" and must not treat it'
         " as an opt-in",
-        needs_tool=True,
     ),
     _check(
         "tasks-result-type-discipline",
@@ -253,7 +243,6 @@ CHECKS: tuple[Check, ...] = (
         "creation",
         f'{S3}: "Servers MUST set resultType: \\"task\\"" on CreateTaskResult (flat, no task '
         'wrapper) and on no other result; tasks/get "MUST" say "complete"',
-        needs_tool=True,
     ),
     _check(
         "sep-2663-durable-create-strong-consistency",
@@ -263,7 +252,6 @@ CHECKS: tuple[Check, ...] = (
         "creation",
         f'{S3}: the server "MUST NOT return CreateTaskResult until" a tasks/get for that id '
         "would resolve",
-        needs_tool=True,
     ),
     _check(
         "tasks-ttl-integer-shape",
@@ -272,7 +260,6 @@ CHECKS: tuple[Check, ...] = (
         "MUST",
         "creation",
         f'{S3}: "ttlMs: integer | null", "pollIntervalMs?: integer" (positive, per the suite)',
-        needs_tool=True,
     ),
     _check(
         "tasks-wire-field-renames",
@@ -282,7 +269,6 @@ CHECKS: tuple[Check, ...] = (
         "creation",
         f"{S3}: the fields are ttlMs and pollIntervalMs; the official suite fails a task that "
         "still carries ttl or pollInterval",
-        needs_tool=True,
     ),
     _check(
         "tasks-create-result-no-request-state",
@@ -292,7 +278,6 @@ CHECKS: tuple[Check, ...] = (
         "creation",
         f"{S3}: requestState belongs to MRTR rounds, not to tasks (an early draft had it); the "
         "official suite's tasks-create-result-no-request-state",
-        needs_tool=True,
     ),
     _check(
         "tasks-get-detailed-no-request-state",
@@ -302,7 +287,6 @@ CHECKS: tuple[Check, ...] = (
         "lifecycle",
         f"{S3}: GetTaskResult is Result & DetailedTask, with no requestState; the official "
         "suite's tasks-get-detailed-no-request-state",
-        needs_tool=True,
     ),
     _check(
         "tasks-status-payload-shape",
@@ -312,7 +296,6 @@ CHECKS: tuple[Check, ...] = (
         "lifecycle",
         f"{S3}, DetailedTask: input_required has inputRequests, completed an inline result, "
         "failed a JSON-RPC error (sep-2663-tasks-get-status-*)",
-        needs_tool=True,
     ),
     _check(
         "tasks-inline-result",
@@ -322,7 +305,6 @@ CHECKS: tuple[Check, ...] = (
         "lifecycle",
         f'{S3}: a completed tasks/get carries "result", "exactly what the underlying request '
         'would have returned"',
-        needs_tool=True,
     ),
     _check(
         "tasks-no-related-task-meta-on-inlined-result",
@@ -332,7 +314,6 @@ CHECKS: tuple[Check, ...] = (
         "lifecycle",
         f"{S3}: the legacy related-task _meta key does not belong on the inlined result; the "
         "official suite's tasks-no-related-task-meta-on-inlined-result",
-        needs_tool=True,
     ),
     _check(
         "tasks-input-required-update-completes",
@@ -340,9 +321,8 @@ CHECKS: tuple[Check, ...] = (
         "extension",
         "MUST",
         "lifecycle",
-        f"{S3}, tasks/update: the answered keys leave inputRequests and the task moves on "
-        "(tasks-mrtr-tasks-update-resumes)",
-        needs_tool=True,
+        f"{S3}, tasks/update: the answered keys leave inputRequests and the task moves on",
+        same_as=("tasks-mrtr-tasks-update-resumes",),
     ),
     _check(
         "tasks-cancel-ack-shape",
@@ -350,9 +330,8 @@ CHECKS: tuple[Check, ...] = (
         "extension",
         "MUST",
         "lifecycle",
-        f'{S3}, tasks/cancel: the result is an empty ack {{"resultType": "complete"}} '
-        "(sep-2663-cancel-ack-empty-result)",
-        needs_tool=True,
+        f'{S3}, tasks/cancel: the result is an empty ack {{"resultType": "complete"}}',
+        same_as=("sep-2663-cancel-ack-empty-result",),
     ),
     _check(
         "tasks-cancel-terminal-idempotent-ack",
@@ -361,7 +340,6 @@ CHECKS: tuple[Check, ...] = (
         "SHOULD",
         "lifecycle",
         f"{S3} is silent; the official suite expects the same empty ack (-32602 only warns)",
-        needs_tool=True,
     ),
     _check(
         "tasks-mcp-name-routing",
@@ -371,7 +349,188 @@ CHECKS: tuple[Check, ...] = (
         "dispatch",
         f'{S3}: tasks/get, tasks/update and tasks/cancel "MUST" carry Mcp-Name: <taskId>; a '
         "mismatch answers -32020 (HeaderMismatch), Streamable HTTP only",
-        needs_tool=True,
+    ),
+    _check(
+        "sep-2663-result-type-task-on-create",
+        "CreateTaskResult is flat, with no result, error or inputRequests",
+        "extension",
+        "MUST",
+        "creation",
+        f'{S3}: CreateTaskResult = Result & Task & {{resultType: "task"}}: taskId, status and '
+        "ISO createdAt / lastUpdatedAt at the top level, no task wrapper, and no result, error or "
+        "inputRequests (those come with tasks/get)",
+    ),
+    _check(
+        "tasks-per-request-meta-opt-in",
+        "A request that declares the extension in its _meta can get a task",
+        "extension",
+        "MUST",
+        "creation",
+        f'{S3}: the declaration goes in "each request\'s" _meta, and "servers MUST NOT infer '
+        "capabilities from earlier requests\"; the suite's slow_compute answers such a call with "
+        "a task",
+    ),
+    _check(
+        "sep-2663-tasks-get-status-working",
+        "tasks/get right after creation answers the task",
+        "extension",
+        "MUST",
+        "lifecycle",
+        f"{S3}, tasks/get: the result is the DetailedTask of the requested taskId, with its status",
+    ),
+    _check(
+        "sep-2663-tasks-get-status-input-required",
+        "An input_required task lists its questions",
+        "extension",
+        "MUST",
+        "lifecycle",
+        f'{S3}: an input_required tasks/get carries inputRequests with "all" outstanding '
+        "requests, each {method, params}",
+    ),
+    _check(
+        "tasks-mrtr-partial-fulfillment",
+        "Answering some questions leaves the task waiting on the rest",
+        "extension",
+        "MUST",
+        "lifecycle",
+        'SEP-2663 (ext-tasks): "A partial set of keys MAY be accepted; the task then stays '
+        'input_required until the rest arrive"; the answered key leaves inputRequests',
+    ),
+    _check(
+        "sep-2663-tasks-get-status-completed",
+        "A completed task's result has content",
+        "extension",
+        "MUST",
+        "lifecycle",
+        f'{S3}: a completed task carries "result", "exactly what the underlying request would '
+        'have returned" (a CallToolResult: a content array)',
+    ),
+    _check(
+        "sep-2663-tool-error-uses-completed-status",
+        "A tool error ends completed with isError, not failed",
+        "extension",
+        "MUST",
+        "lifecycle",
+        f'{S3}: "failed is ONLY for JSON-RPC errors"; "a tool result with isError: true MUST be '
+        'completed"',
+    ),
+    _check(
+        "sep-2663-tasks-get-status-failed",
+        "A failed task carries its JSON-RPC error and no result",
+        "extension",
+        "MUST",
+        "lifecycle",
+        f"{S3}: FailedTask has error {{code, message, data?}}; the official suite also "
+        "requires no result",
+    ),
+    _check(
+        "tasks-server-directed-creation-no-hint",
+        "The server may make a task of a call that did not ask for one",
+        "extension",
+        "MUST",
+        "creation",
+        f'{S3}: "The server is the sole decider"; the suite\'s failing_job is created as a task '
+        "for a declaring request",
+    ),
+    _check(
+        "tasks-immediate-result-shortcut",
+        "A task-capable tool may answer at once",
+        "extension",
+        "MUST",
+        "creation",
+        f"{S3}: a declaring client MUST handle either CallToolResult or CreateTaskResult; the "
+        "suite's slow_compute with seconds 0 answers either way, each whole",
+    ),
+    _check(
+        "tasks-sync-tool-call",
+        "A synchronous tool answers a plain result",
+        "extension",
+        "MUST",
+        "creation",
+        f"{S3}: synchronous answers are always legal; the suite's greet answers {{resultType: "
+        '"complete", content}} and never a task',
+    ),
+    _check(
+        "tasks-result-type-complete-on-non-task-responses",
+        'Every other result says resultType "complete"',
+        "extension",
+        "MUST",
+        "dispatch",
+        "2026-07-28 basic: results carry a required resultType; SEP-2663: tasks/get, tasks/update "
+        'and tasks/cancel answer "complete", as does a synchronous tools/call',
+    ),
+    _check(
+        "sep-2663-server-returns-missing-capability-when-required",
+        "A task-required tool refuses a non-declaring call with -32021",
+        "extension",
+        "MUST",
+        "dispatch",
+        f'{S3}: "If the server cannot serve the request without a task and the client did not '
+        'declare the extension, it MUST return -32021"',
+    ),
+    _check(
+        "sep-2663-server-returns-missing-capability-data-shape",
+        "That -32021 names the extension in data.requiredCapabilities",
+        "extension",
+        "MUST",
+        "dispatch",
+        f'{S3}: the -32021 carries data.requiredCapabilities.extensions["io.modelcontextprotocol/'
+        'tasks"] = {} (an absent data only warns, as in the suite)',
+    ),
+    _check(
+        "sep-2663-mrtr-synchronous-before-task-creation",
+        "MRTR rounds finish before the task is created",
+        "extension",
+        "MUST",
+        "creation",
+        f'{S3}: "Servers SHOULD finish all MRTR rounds synchronously before creating the task", '
+        "and the final round's CreateTaskResult carries no requestState or inputRequests (the "
+        "official suite fails either)",
+    ),
+    _check(
+        "tasks-headers-tolerate-mcp-method-on-tools-call",
+        "Mcp-Method on tools/call is accepted",
+        "extension",
+        "MUST",
+        "dispatch",
+        "2026-07-28 Streamable HTTP: Mcp-Method: <method> goes on every request; a matching one "
+        "is accepted",
+    ),
+    _check(
+        "tasks-headers-reject-mismatched-method",
+        "A mismatched Mcp-Method is rejected with -32020",
+        "extension",
+        "MUST",
+        "dispatch",
+        "2026-07-28 Streamable HTTP: a routing header that disagrees with the body answers "
+        "-32020 (HeaderMismatch), HTTP 400",
+    ),
+    _check(
+        "sep-2663-routing-headers-accepted-on-tasks-get",
+        "tasks/get with Mcp-Name: <taskId> is accepted",
+        "extension",
+        "MUST",
+        "dispatch",
+        f'{S3}: tasks/get, tasks/update and tasks/cancel "MUST" carry Mcp-Name: <taskId>',
+    ),
+    _check(
+        "sep-2663-server-rejects-mismatched-mcp-name-on-tasks-get",
+        "tasks/get with a mismatched Mcp-Name answers -32020",
+        "extension",
+        "MUST",
+        "dispatch",
+        "2026-07-28 Streamable HTTP: Mcp-Name that is not params.taskId answers -32020 "
+        "(HeaderMismatch), HTTP 400",
+    ),
+    _check(
+        "tasks-status-notifications",
+        "subscriptions/listen for task notifications, where offered",
+        "extension",
+        "MAY",
+        "lifecycle",
+        f"{S3}: notifications/tasks are delivered on a subscriptions/listen stream with "
+        "notifications.taskIds, first acknowledged by notifications/subscriptions/acknowledged; "
+        "offering it is optional (-32601 only warns)",
     ),
 )
 

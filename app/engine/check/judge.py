@@ -55,6 +55,11 @@ class Judge:
         """The rule does not apply to this server (it declared no such verb, say)."""
         self._note(check_id, "skip", reason, ())
 
+    def unobservable(self, check_id: str, reason: str) -> None:
+        """Nothing this run may call shows the behaviour the rule is about (no tool asked a
+        question, none returned a tool error): skipped, `reason` naming what would show it."""
+        self._note(check_id, "skip", reason, ())
+
     def unrun(self, check_id: str, reason: str) -> None:
         """Nothing could be observed; `reason` says why and what would fix it."""
         self._note(check_id, "could-not-run", reason, ())

@@ -34,8 +34,8 @@ class Check:
     level: Level
     category: str
     spec: str
-    needs_tool: bool = False
-    """Whether it can only run by calling a tool (the `--tool-name` one or a suite fixture)."""
+    same_as: tuple[str, ...] = ()
+    """The other checkers' ids for the very same rule (MCPJam's and the suite's differ)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +90,7 @@ class Finding:
             "level": self.check.level,
             "category": self.check.category,
             "spec": self.check.spec,
+            **({"sameAs": list(self.check.same_as)} if self.check.same_as else {}),
             "verdict": self.verdict,
             "reason": self.reason,
             "evidence": [item.as_json() for item in self.evidence],

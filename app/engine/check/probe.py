@@ -70,7 +70,9 @@ class Reply:
         answer = self.answer_frame
         for frame in self.frames:
             if frame.direction == "out" and (request or answer is None):
-                cited.append(_evidence(frame, None))
+                cited.append(
+                    _evidence(frame, {"headers": frame.headers} if frame.headers else None)
+                )
         if answer is not None:
             shown = excerpt if excerpt is not None else _answer_json(answer)
             cited.append(_evidence(answer, shown))

@@ -9,6 +9,7 @@ from typing import Any
 from app.engine.check.judge import Judge
 from app.engine.check.probe import Probe
 from app.engine.rpc.rpc_types import ServerInfo
+from app.engine.tasks.models import InputRequest
 
 FIXTURE_TOOLS = (
     "greet",
@@ -68,9 +69,39 @@ class RunState:
             return self.tool, self.tool_args
         return None
 
+    def answer_for(self, request: InputRequest, tool: str) -> dict[str, Any] | None:
+        """The answer to a question of a task made with `tool`: the answers file's, else for a
+        suite fixture the accepting answer the suite gives, else None (declined)."""
+        scripted = self.probe.answer(request)
+        if scripted is not None or tool not in FIXTURE_TOOLS:
+            return scripted
+        schema = request.requested_schema or {}
+        properties = schema.get("properties")
+        content = {
+            name: _sample(field)
+            for name, field in (properties.items() if isinstance(properties, dict) else ())
+            if isinstance(field, dict)
+        }
+        return {"action": "accept", "content": content}
+
     def capability(self, *path: str) -> Any:
         """The server capability at `path` (None when absent)."""
         node: Any = self.info.capabilities
         for key in path:
             node = node.get(key) if isinstance(node, dict) else None
         return node
+
+
+def _sample(field: dict[str, Any]) -> Any:
+    """A value a fixture's form field takes (the suite answers `confirm: true`, a name)."""
+    kind = field.get("type")
+    choices = field.get("enum")
+    if isinstance(choices, list) and choices:
+        return choices[0]
+    if kind == "boolean":
+        return True
+    if kind in ("number", "integer"):
+        return field.get("minimum", 1)
+    if kind == "array":
+        return []
+    return "taskscope"

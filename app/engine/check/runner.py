@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.engine.check import scenarios_common as common
 from app.engine.check import scenarios_extension as extension
+from app.engine.check import scenarios_fixtures
 from app.engine.check import scenarios_legacy as legacy
 from app.engine.check.catalog import select
 from app.engine.check.judge import Judge
@@ -71,6 +72,9 @@ SCENARIOS: tuple[tuple[str, Scenario, tuple[str, ...]], ...] = (
         ),
     ),
     ("extension", extension.lifecycle, extension.LIFECYCLE),
+    ("extension", scenarios_fixtures.fixtures, scenarios_fixtures.FIXTURE_CHECKS),
+    ("extension", extension.listen, ("tasks-status-notifications",)),
+    ("extension", common.result_types, ("tasks-result-type-complete-on-non-task-responses",)),
     (
         "extension",
         extension.cancel_working,

@@ -174,3 +174,40 @@ def missing_capability_verdict(state: RunState, reply: Reply, what: str) -> None
             f'data.requiredCapabilities.extensions["{TASKS_EXTENSION}"]',
             reply.evidence({"error": {"data": data}}),
         )
+
+
+NON_TASK_ANSWERS = ("tools/call", "tasks/get", "tasks/update", "tasks/cancel")
+TOOL_CALL_RESULT_TYPES = frozenset({"task", "input_required", "complete"})
+
+
+async def result_types(state: RunState) -> None:
+    """tasks-result-type-complete-on-non-task-responses, over every answer the run received:
+    a synchronous tools/call, tasks/get, tasks/update and tasks/cancel say "complete"."""
+    seen = 0
+    for frame in list(state.probe.frames):
+        message = frame.message or {}
+        result = message.get("result")
+        if frame.direction != "in" or frame.method not in NON_TASK_ANSWERS:
+            continue
+        if not isinstance(result, dict):
+            continue
+        seen += 1
+        kind = result.get("resultType")
+        allowed = TOOL_CALL_RESULT_TYPES if frame.method == "tools/call" else {"complete"}
+        if kind not in allowed:
+            state.judge.violated(
+                "tasks-result-type-complete-on-non-task-responses",
+                f"{frame.method} answered resultType {kind!r}"
+                + (" (absent)" if kind is None else "")
+                + ', not "complete"',
+                (state.probe.evidence_of(frame, {"resultType": kind}),),
+            )
+    if seen:
+        state.judge.passed(
+            "tasks-result-type-complete-on-non-task-responses",
+            f'{seen} answers, each with its resultType ("complete" unless a task or an MRTR round)',
+        )
+    else:
+        state.judge.unrun(
+            "tasks-result-type-complete-on-non-task-responses", "no answer of this run had a result"
+        )

@@ -3,6 +3,7 @@ declaration rules, each status's payload, tasks/update, cancel and the routing h
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from app.engine.check.follow import Followed, follow
@@ -22,6 +23,14 @@ INVALID_PARAMS = -32602
 HEADER_MISMATCH = (-32020, -32001)
 """-32020, and -32001, its number in drafts before August 2026."""
 
+ROUTING_CHECKS = (
+    "tasks-mcp-name-routing",
+    "sep-2663-routing-headers-accepted-on-tasks-get",
+    "sep-2663-server-rejects-mismatched-mcp-name-on-tasks-get",
+    "tasks-headers-tolerate-mcp-method-on-tools-call",
+    "tasks-headers-reject-mismatched-method",
+)
+
 LIFECYCLE = (
     "tasks-result-type-discipline",
     "sep-2663-durable-create-strong-consistency",
@@ -37,17 +46,28 @@ LIFECYCLE = (
     "tasks-no-early-ttl-expiry",
     "tasks-input-required-update-completes",
     "tasks-cancel-terminal-idempotent-ack",
-    "tasks-mcp-name-routing",
+    *ROUTING_CHECKS,
+    "sep-2663-result-type-task-on-create",
+    "tasks-per-request-meta-opt-in",
+    "sep-2663-tasks-get-status-working",
+    "sep-2663-tasks-get-status-input-required",
+    "tasks-mrtr-partial-fulfillment",
+    "sep-2663-tasks-get-status-completed",
 )
 
 
 async def create(
-    state: RunState, name: str, args: dict[str, Any], purpose: str, **extra: Any
+    state: RunState,
+    name: str,
+    args: dict[str, Any],
+    purpose: str,
+    *,
+    more: dict[str, Any] | None = None,
 ) -> Reply:
-    """A `tools/call` declaring the extension; a task it created is remembered for clean-up."""
-    reply = await state.probe.call(
-        "tools/call", {"name": name, "arguments": args}, purpose, **extra
-    )
+    """A `tools/call` declaring the extension (with `more` params: an MRTR round's answers); a
+    task it created is remembered for the clean-up."""
+    params = {"name": name, "arguments": args, **(more or {})}
+    reply = await state.probe.call("tools/call", params, purpose)
     if reply.result is not None and reply.result.get("resultType") == "task":
         task_id = reply.result.get("taskId")
         if isinstance(task_id, str):
@@ -89,42 +109,90 @@ async def lifecycle(state: RunState) -> None:
             )
         judge.unrun_all(LIFECYCLE, reason)
         return
+    answers = Answers(name)
+    followed = await run_task(state, created, reply, answers)
+    judge_input(state, followed, answers)
+    if "completed" not in followed.statuses:
+        ended = followed.statuses[-1] if followed.statuses else "unknown"
+        for check_id in (
+            "tasks-inline-result",
+            "tasks-no-related-task-meta-on-inlined-result",
+            "sep-2663-tasks-get-status-completed",
+        ):
+            judge.unobservable(
+                check_id, f"the task did not complete in this run (it ended {ended})"
+            )
+    await judge_routing(state, followed.task_id, reply)
+    await cancel_terminal(state, followed)
+
+
+@dataclass(slots=True)
+class Answers:
+    """The questions of one task: answered keys, and the keys still owed after a partial answer
+    (what the next snapshot must still ask)."""
+
+    tool: str
+    answered: set[str] = field(default_factory=set)
+    owed: set[str] | None = None
+    most_at_once: int = 0
+
+
+async def run_task(
+    state: RunState, created: dict[str, Any], reply: Reply, answers: Answers
+) -> Followed:
+    """Judge a created task, fetch it at once, follow it to its end answering its questions, and
+    judge every answer on the way; the follow's record."""
     judge_created(state, created, reply)
     task_id = str(created.get("taskId"))
     durable = await state.probe.call(
         "tasks/get", {"taskId": task_id}, "fetch the task at once (durable creation)"
     )
-    if durable.result is not None:
-        judge.passed(
-            "sep-2663-durable-create-strong-consistency",
-            "tasks/get right after creation found the task",
-            durable.evidence(),
-        )
-        judge_snapshot(state, durable.result, durable)
-    else:
-        judge.violated(
-            "sep-2663-durable-create-strong-consistency",
-            f"tasks/get right after creation answered {durable.describe()}",
-            durable.evidence(),
-        )
-    answered: set[str] = set()
+    judge_durable(state, task_id, durable)
 
     async def on_snapshot(snapshot: dict[str, Any], get: Reply) -> None:
         judge_snapshot(state, snapshot, get)
-        await answer_inputs(state, task_id, snapshot, get, answered)
+        judge_partial(state, snapshot, get, answers)
+        await answer_inputs(state, task_id, snapshot, get, answers)
 
     followed = await follow(state, task_id, created, on_snapshot=on_snapshot)
     judge_followed(state, followed, [str(created.get("status"))])
-    judge_input(state, followed, answered)
-    if "completed" not in followed.statuses:
-        ended = followed.statuses[-1] if followed.statuses else "unknown"
-        judge.unrun_all(
-            ("tasks-inline-result", "tasks-no-related-task-meta-on-inlined-result"),
-            f"the task did not complete in this run (last seen {ended})",
-        )
     await confirm_final(state, followed)
-    await judge_routing(state, task_id)
-    await cancel_terminal(state, followed)
+    return followed
+
+
+def judge_durable(state: RunState, task_id: str, durable: Reply) -> None:
+    judge = state.judge
+    if durable.result is None:
+        for check_id in (
+            "sep-2663-durable-create-strong-consistency",
+            "sep-2663-tasks-get-status-working",
+        ):
+            judge.violated(
+                check_id,
+                f"tasks/get right after creation answered {durable.describe()}",
+                durable.evidence(),
+            )
+        return
+    judge.passed(
+        "sep-2663-durable-create-strong-consistency",
+        "tasks/get right after creation found the task",
+        durable.evidence(),
+    )
+    found = durable.result
+    if found.get("taskId") == task_id and isinstance(found.get("status"), str):
+        judge.passed(
+            "sep-2663-tasks-get-status-working",
+            f"tasks/get answered the task, {found.get('status')}",
+            durable.evidence(),
+        )
+    else:
+        judge.violated(
+            "sep-2663-tasks-get-status-working",
+            f"tasks/get of {task_id} answered taskId {found.get('taskId')!r}, status "
+            f"{found.get('status')!r}",
+            durable.evidence(),
+        )
+    judge_snapshot(state, found, durable)
 
 
 def judge_created(state: RunState, created: dict[str, Any], reply: Reply) -> None:
@@ -141,6 +209,29 @@ def judge_created(state: RunState, created: dict[str, Any], reply: Reply) -> Non
         judge.passed(
             "tasks-result-type-discipline", 'a flat CreateTaskResult, resultType "task"', evidence
         )
+    problems = [
+        f"it carries {key}"
+        for key in ("task", "result", "error", "inputRequests")
+        if key in created
+    ] + [p for p in common_task_problems(created) if not p.startswith("statusMessage")]
+    if problems:
+        judge.violated("sep-2663-result-type-task-on-create", "; ".join(problems), evidence)
+    else:
+        judge.passed(
+            "sep-2663-result-type-task-on-create",
+            "taskId, status and ISO timestamps at the top level, nothing of tasks/get",
+            evidence,
+        )
+    judge.passed(
+        "tasks-server-directed-creation-no-hint",
+        "the server made a task of a call that only declared the extension",
+        evidence,
+    )
+    judge.passed(
+        "tasks-per-request-meta-opt-in",
+        "a tools/call declaring the extension in its own _meta got a task",
+        reply.evidence(request=True),
+    )
     if "requestState" in created:
         judge.violated(
             "tasks-create-result-no-request-state",
@@ -209,34 +300,99 @@ def judge_snapshot(state: RunState, task: dict[str, Any], reply: Reply) -> None:
         judge.passed(
             "tasks-status-payload-shape", f"a {status} task carries its payload", reply.evidence()
         )
-    if status == "completed":
-        result = task.get("result")
-        if isinstance(result, dict):
-            judge.passed(
-                "tasks-inline-result", "the completed task's result is inline", reply.evidence()
-            )
-            key = related_task_meta(result)
-            if key is not None:
-                judge.violated(
-                    "tasks-no-related-task-meta-on-inlined-result",
-                    f"the inlined result carries _meta[{key!r}]",
-                    reply.evidence({"result": {"_meta": result.get("_meta")}}),
-                )
-            else:
-                judge.passed(
-                    "tasks-no-related-task-meta-on-inlined-result", "no related-task meta inline"
-                )
-        else:
-            judge.violated(
-                "tasks-inline-result", "a completed task has no inline result", reply.evidence()
-            )
+    if status == "input_required":
+        judge_asking(state, task, reply)
+    elif status == "completed":
+        judge_completed(state, task, reply)
+    elif status == "failed":
+        judge_failed(state, task, reply)
+
+
+def judge_asking(state: RunState, task: dict[str, Any], reply: Reply) -> None:
+    """sep-2663-tasks-get-status-input-required: a non-empty map of {method, params} entries."""
+    requests = task.get("inputRequests")
+    entries = list(requests.values()) if isinstance(requests, dict) else []
+    if entries and all(isinstance(e, dict) and isinstance(e.get("method"), str) for e in entries):
+        state.judge.passed(
+            "sep-2663-tasks-get-status-input-required",
+            f"{len(entries)} question(s) in inputRequests, each with its method",
+            reply.evidence({"inputRequests": requests}),
+        )
+    else:
+        state.judge.violated(
+            "sep-2663-tasks-get-status-input-required",
+            "inputRequests is missing, empty, or has an entry without a method",
+            reply.evidence({"inputRequests": requests}),
+        )
+
+
+def judge_completed(state: RunState, task: dict[str, Any], reply: Reply) -> None:
+    judge = state.judge
+    result = task.get("result")
+    if not isinstance(result, dict):
+        judge.violated(
+            "tasks-inline-result", "a completed task has no inline result", reply.evidence()
+        )
+        judge.violated(
+            "sep-2663-tasks-get-status-completed",
+            "a completed task has no result",
+            reply.evidence(),
+        )
+        judge.unrun(
+            "tasks-no-related-task-meta-on-inlined-result", "the completed task had no result"
+        )
+        return
+    judge.passed("tasks-inline-result", "the completed task's result is inline", reply.evidence())
+    content = result.get("content")
+    if isinstance(content, list) and content:
+        judge.passed(
+            "sep-2663-tasks-get-status-completed",
+            f"the result has {len(content)} content item(s)",
+            reply.evidence({"result": {"content": content}}),
+        )
+    else:
+        judge.violated(
+            "sep-2663-tasks-get-status-completed",
+            "the completed task's result has no content items",
+            reply.evidence({"result": result}),
+        )
+    if result.get("isError") is True:
+        judge.passed(
+            "sep-2663-tool-error-uses-completed-status",
+            "a tool error ended completed with isError",
+            reply.evidence({"status": "completed", "result": {"isError": True}}),
+        )
+    key = related_task_meta(result)
+    if key is not None:
+        judge.violated(
+            "tasks-no-related-task-meta-on-inlined-result",
+            f"the inlined result carries _meta[{key!r}]",
+            reply.evidence({"result": {"_meta": result.get("_meta")}}),
+        )
+    else:
+        judge.passed("tasks-no-related-task-meta-on-inlined-result", "no related-task meta inline")
+
+
+def judge_failed(state: RunState, task: dict[str, Any], reply: Reply) -> None:
+    error = task.get("error")
+    problems = [p for p in status_payload_problems(task) if "failed" in p or "error" in p]
+    if problems:
+        state.judge.violated(
+            "sep-2663-tasks-get-status-failed", "; ".join(problems), reply.evidence()
+        )
+    else:
+        state.judge.passed(
+            "sep-2663-tasks-get-status-failed",
+            "a failed task carries its JSON-RPC error and no result",
+            reply.evidence({"error": error}),
+        )
 
 
 async def answer_inputs(
-    state: RunState, task_id: str, task: dict[str, Any], get: Reply, answered: set[str]
+    state: RunState, task_id: str, task: dict[str, Any], get: Reply, answers: Answers
 ) -> None:
-    """Answer the keys of `inputRequests` not answered yet, one key per tasks/update (so a
-    server's partial fulfilment shows), from the answers file or declined."""
+    """Answer one key of `inputRequests` not answered yet per tasks/update (so a server's
+    partial fulfilment shows): from the answers file, a suite fixture's own answer, or declined."""
     from app.engine.check.probe import declined
 
     if task.get("status") != "input_required" or not isinstance(task.get("inputRequests"), dict):
@@ -245,19 +401,22 @@ async def answer_inputs(
         requests = input_map(task["inputRequests"], task_id, None, None)
     except Exception:
         return
+    open_keys = _still_open(task)
+    answers.most_at_once = max(answers.most_at_once, len(open_keys))
     for request in requests:
-        if request.key in answered:
-            if request.key in _still_open(task):
-                state.judge.violated(
-                    "tasks-input-required-update-completes",
-                    f"the answered key {request.key!r} is still in inputRequests",
-                    get.evidence({"inputRequests": list(_still_open(task))}),
-                )
+        if request.key in answers.answered:
+            state.judge.violated(
+                "tasks-input-required-update-completes",
+                f"the answered key {request.key!r} is still in inputRequests",
+                get.evidence({"inputRequests": sorted(open_keys)}),
+            )
             continue
-        response = state.probe.answer(request) or declined(request.method)
+        response = state.answer_for(request, answers.tool) or declined(request.method)
         if "error" in response:
             continue
-        answered.add(request.key)
+        answers.answered.add(request.key)
+        rest = open_keys - answers.answered
+        answers.owed = rest if rest else None
         update = await state.probe.call(
             "tasks/update",
             {"taskId": task_id, "inputResponses": {request.key: response}},
@@ -272,54 +431,138 @@ async def answer_inputs(
         return
 
 
+def judge_partial(state: RunState, task: dict[str, Any], get: Reply, answers: Answers) -> None:
+    """After one of several questions was answered, the task still asks the rest, and only them."""
+    owed = answers.owed
+    if owed is None:
+        return
+    answers.owed = None
+    status = task.get("status")
+    asked = _still_open(task)
+    if status == "input_required" and owed <= asked and not asked & answers.answered:
+        state.judge.passed(
+            "tasks-mrtr-partial-fulfillment",
+            f"after a partial answer the task still asks the {len(owed)} other question(s)",
+            get.evidence({"inputRequests": sorted(asked)}),
+        )
+    elif status == "input_required":
+        state.judge.violated(
+            "tasks-mrtr-partial-fulfillment",
+            "after a partial answer inputRequests no longer holds exactly the unanswered keys",
+            get.evidence({"inputRequests": sorted(asked), "unanswered": sorted(owed)}),
+        )
+    else:
+        state.judge.violated(
+            "tasks-mrtr-partial-fulfillment",
+            f"after a partial answer the task went on to {status} with {len(owed)} question(s) "
+            "unanswered",
+            get.evidence({"status": status}),
+        )
+
+
 def _still_open(task: dict[str, Any]) -> set[str]:
     requests = task.get("inputRequests")
     return set(requests) if isinstance(requests, dict) else set()
 
 
-def judge_input(state: RunState, followed: Followed, answered: set[str]) -> None:
+def judge_input(state: RunState, followed: Followed, answers: Answers) -> None:
     judge = state.judge
-    if not answered:
-        judge.unrun(
-            "tasks-input-required-update-completes",
-            "the task asked no question: give a --tool-name that asks one (or expose the suite's "
-            "confirm_delete / multi_input)",
+    if not answers.answered:
+        because = (
+            "the task asked no question: a --tool-name that asks one (or the suite's "
+            "confirm_delete / multi_input) would show it"
         )
+        judge.unobservable("tasks-input-required-update-completes", because)
+        judge.unobservable("sep-2663-tasks-get-status-input-required", because)
     elif followed.statuses and followed.statuses[-1] != "input_required":
         judge.passed(
             "tasks-input-required-update-completes",
-            f"after {len(answered)} tasks/update the task went on to {followed.statuses[-1]}",
+            f"after {len(answers.answered)} tasks/update the task went on to "
+            f"{followed.statuses[-1]}",
         )
-    else:
+    elif followed.timed_out:
         judge.violated(
             "tasks-input-required-update-completes",
             "the task stayed input_required after every question was answered",
         )
+    if answers.most_at_once < 2:
+        judge.unobservable(
+            "tasks-mrtr-partial-fulfillment",
+            "the task never asked two questions at once (the suite's multi_input does)",
+        )
 
 
-async def judge_routing(state: RunState, task_id: str) -> None:
-    """tasks-mcp-name-routing: a right Mcp-Name was taken all run; a wrong one is refused."""
-    judge = state.judge
+async def judge_routing(state: RunState, task_id: str, created: Reply) -> None:
+    """The Streamable HTTP routing headers: the right ones are taken (every request of the run
+    carried them), a wrong Mcp-Name or Mcp-Method is refused with -32020."""
+    judge, probe = state.judge, state.probe
     if state.info.transport != "http":
-        judge.skipped("tasks-mcp-name-routing", "routing headers exist on Streamable HTTP only")
+        for check_id in ROUTING_CHECKS:
+            judge.skipped(check_id, "routing headers exist on Streamable HTTP only")
         return
-    reply = await state.probe.call(
+    judge.passed(
+        "tasks-headers-tolerate-mcp-method-on-tools-call",
+        "a tools/call with Mcp-Method: tools/call was answered",
+        created.evidence(request=True),
+    )
+    right = await probe.call("tasks/get", {"taskId": task_id}, "tasks/get with Mcp-Name: <taskId>")
+    if right.result is not None and right.result.get("taskId") == task_id:
+        for check_id in (
+            "sep-2663-routing-headers-accepted-on-tasks-get",
+            "tasks-mcp-name-routing",
+        ):
+            judge.passed(check_id, "Mcp-Name: <taskId> was accepted", right.evidence(request=True))
+    else:
+        for check_id in (
+            "sep-2663-routing-headers-accepted-on-tasks-get",
+            "tasks-mcp-name-routing",
+        ):
+            judge.violated(
+                check_id,
+                f"tasks/get with the right Mcp-Name answered {right.describe()}",
+                right.evidence(request=True),
+            )
+    wrong = await probe.call(
         "tasks/get",
         {"taskId": task_id},
         "tasks/get with an Mcp-Name that names another task",
         headers={"Mcp-Name": "taskscope-check-wrong-task"},
     )
-    if reply.code in HEADER_MISMATCH:
+    for check_id in (
+        "sep-2663-server-rejects-mismatched-mcp-name-on-tasks-get",
+        "tasks-mcp-name-routing",
+    ):
+        if wrong.code in HEADER_MISMATCH:
+            judge.passed(
+                check_id,
+                f"a mismatched Mcp-Name answered {wrong.code}",
+                wrong.evidence(request=True),
+            )
+        else:
+            judge.violated(
+                check_id,
+                f"a mismatched Mcp-Name answered {wrong.describe()}, not -32020",
+                wrong.evidence(request=True),
+            )
+    harmless = (
+        ("tools/call", {"name": "greet", "arguments": {"name": "taskscope"}})
+        if state.fixture("greet")
+        else ("tools/list", {})
+    )
+    method = await probe.call(
+        *harmless, f"{harmless[0]} with Mcp-Method: tasks/get", headers={"Mcp-Method": "tasks/get"}
+    )
+    if method.code in HEADER_MISMATCH:
         judge.passed(
-            "tasks-mcp-name-routing",
-            f"a mismatched Mcp-Name answered {reply.code}",
-            reply.evidence(request=True),
+            "tasks-headers-reject-mismatched-method",
+            f"{harmless[0]} with Mcp-Method: tasks/get answered {method.code}",
+            method.evidence(request=True),
         )
     else:
         judge.violated(
-            "tasks-mcp-name-routing",
-            f"a mismatched Mcp-Name answered {reply.describe()}, not -32020",
-            reply.evidence(request=True),
+            "tasks-headers-reject-mismatched-method",
+            f"{harmless[0]} with Mcp-Method: tasks/get answered {method.describe()}, not -32020",
+            method.evidence(request=True),
         )
 
 
@@ -420,3 +663,57 @@ async def declaration(state: RunState) -> None:
             judge.passed(check_id, f"a call {purpose} answered synchronously", reply.evidence())
         else:
             judge.unrun(check_id, f"a call {purpose} answered {reply.describe()}")
+
+
+LISTEN_WAIT_S = 3.0
+"""How long the acknowledgement of a subscriptions/listen may take."""
+
+
+async def listen(state: RunState) -> None:
+    """tasks-status-notifications: subscriptions/listen for a fresh task's notifications is
+    acknowledged with that task's id, or (optional) answers -32601, which only warns."""
+    judge = state.judge
+    chosen = state.slow_tool()
+    if chosen is None:
+        judge.unrun("tasks-status-notifications", NEEDS_TOOL)
+        return
+    name, args = chosen
+    reply = await create(state, name, args, f"create a task with {name} to listen to")
+    if reply.result is None or not is_task(reply.result):
+        judge.unrun("tasks-status-notifications", f"{name} created no task ({reply.describe()})")
+        return
+    task_id = str(reply.result.get("taskId"))
+    before = len(state.probe.notification_frames("notifications/subscriptions/acknowledged"))
+    answer = await state.probe.call(
+        "subscriptions/listen",
+        {"notifications": {"taskIds": [task_id]}},
+        "listen to the task's notifications",
+        timeout_s=min(LISTEN_WAIT_S, state.probe.timeout_s),
+    )
+    acks = state.probe.notification_frames("notifications/subscriptions/acknowledged")[before:]
+    if answer.code == -32601:
+        judge.warned(
+            "tasks-status-notifications",
+            "subscriptions/listen answered -32601: the server offers no task notifications "
+            "(optional; clients poll)",
+            answer.evidence(),
+        )
+    elif acks:
+        params = (acks[-1].message or {}).get("params") or {}
+        agreed = (params.get("notifications") or {}).get("taskIds")
+        cited = (state.probe.evidence_of(acks[-1], {"params": params}),)
+        if isinstance(agreed, list) and task_id in agreed:
+            judge.passed("tasks-status-notifications", "acknowledged with the task's id", cited)
+        else:
+            judge.violated(
+                "tasks-status-notifications",
+                "the acknowledgement does not list the task's id in notifications.taskIds",
+                cited,
+            )
+    else:
+        judge.violated(
+            "tasks-status-notifications",
+            f"subscriptions/listen answered {answer.describe()} and no acknowledgement came",
+            answer.evidence(request=True),
+        )
+    await state.probe.call("tasks/cancel", {"taskId": task_id}, "done listening: cancel the task")

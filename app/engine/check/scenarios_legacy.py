@@ -290,10 +290,9 @@ def judge_questions(state: RunState, task_id: str, followed: Followed) -> None:
     judge = state.judge
     asked = state.probe.questions
     if not asked:
-        judge.unrun(
+        judge.unobservable(
             "tasks-legacy-input-related-task",
-            "the task asked no question: give a --tool-name that asks one (or expose the "
-            "suite's confirm_delete)",
+            "the task asked no question: a --tool-name that asks one would show it",
         )
         return
     for question in asked:

@@ -38,6 +38,7 @@ class Relay:
     params: dict[Any, dict[str, Any]] = field(default_factory=dict)
     ended: set[str] = field(default_factory=set)
     gets: dict[str, int] = field(default_factory=dict)
+    updated: set[str] = field(default_factory=set)
 
     # -- client → server ------------------------------------------------------------------------
 
@@ -58,6 +59,10 @@ class Relay:
         ].get(CAPABILITIES_META, {})
         if self.mode == "undeclared-accepted" and method == "tasks/get" and not declared:
             _declare(params)
+        if self.mode == "required-runs-plainly" and params.get("name") == "failing_job":
+            _declare(params)
+        if method == "tasks/update" and isinstance(params.get("taskId"), str):
+            self.updated.add(params["taskId"])
         plain = method == "tools/call" and "task" not in params
         if self.mode == "undeclared-creates" and plain and not declared:
             _declare(params)
@@ -78,6 +83,9 @@ class Relay:
     def headers(self, message: Message, headers: dict[str, str]) -> dict[str, str]:
         """HTTP headers as the demo gets them."""
         params = message.get("params")
+        if self.mode == "method-mismatch-accepted" and isinstance(message.get("method"), str):
+            headers = {k: v for k, v in headers.items() if k.lower() != "mcp-method"}
+            headers["Mcp-Method"] = message["method"]
         if self.mode == "mcp-name-ignored" and isinstance(params, dict) and "taskId" in params:
             headers = {k: v for k, v in headers.items() if k.lower() != "mcp-name"}
             headers["Mcp-Name"] = str(params["taskId"])
@@ -340,6 +348,74 @@ def required_plain_ok(relay: Relay, method: str, params: dict[str, Any], message
                 tool["execution"] = {"taskSupport": "required"}
 
 
+def input_no_method(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
+    for task in _tasks_in(method, message):
+        for entry in (task.get("inputRequests") or {}).values():
+            if isinstance(entry, dict):
+                entry.pop("method", None)
+
+
+def partial_moves_on(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
+    task_id = str(params.get("taskId"))
+    for task in _tasks_in(method, message):
+        if task_id in relay.updated and task.get("status") == "input_required":
+            relay.updated.discard(task_id)
+            task["status"] = "working"
+            task.pop("inputRequests", None)
+
+
+def content_empty(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
+    for task in _tasks_in(method, message):
+        if task.get("status") == "completed" and isinstance(task.get("result"), dict):
+            task["result"]["content"] = []
+
+
+def tool_error_failed(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
+    for task in _tasks_in(method, message):
+        result = task.get("result")
+        if isinstance(result, dict) and result.get("isError") is True:
+            task["status"] = "failed"
+            task.pop("result")
+            task["error"] = {"code": -32603, "message": "the tool failed"}
+
+
+def failed_with_result(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
+    for task in _tasks_in(method, message):
+        if task.get("status") == "failed":
+            task["result"] = {"content": []}
+
+
+def greet_no_result_type(
+    relay: Relay, method: str, params: dict[str, Any], message: Message
+) -> None:
+    result = message.get("result")
+    if method == "tools/call" and params.get("name") == "greet" and isinstance(result, dict):
+        result.pop("resultType", None)
+
+
+def mrtr_task_with_state(
+    relay: Relay, method: str, params: dict[str, Any], message: Message
+) -> None:
+    result = message.get("result")
+    answered = method == "tools/call" and "inputResponses" in params
+    if answered and isinstance(result, dict) and result.get("resultType") == "task":
+        result["requestState"] = "opaque"
+
+
+def ack_no_result_type(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
+    result = message.get("result")
+    if method == "tasks/cancel" and isinstance(result, dict):
+        result.pop("resultType", None)
+
+
+def create_carries_result(
+    relay: Relay, method: str, params: dict[str, Any], message: Message
+) -> None:
+    result = message.get("result")
+    if method == "tools/call" and isinstance(result, dict) and result.get("resultType") == "task":
+        result["result"] = {"content": []}
+
+
 Rewrite = Callable[[Relay, str, dict[str, Any], Message], None]
 REWRITES: dict[str, Rewrite] = {
     "create-not-working": create_not_working,
@@ -367,6 +443,15 @@ REWRITES: dict[str, Rewrite] = {
     "not-durable": not_durable,
     "cancel-unknown-missing": cancel_unknown_missing,
     "required-plain-ok": required_plain_ok,
+    "input-no-method": input_no_method,
+    "partial-moves-on": partial_moves_on,
+    "content-empty": content_empty,
+    "tool-error-failed": tool_error_failed,
+    "failed-with-result": failed_with_result,
+    "greet-no-result-type": greet_no_result_type,
+    "mrtr-task-with-state": mrtr_task_with_state,
+    "ack-no-result-type": ack_no_result_type,
+    "create-carries-result": create_carries_result,
 }
 RELAY_MODES = frozenset(
     {
@@ -379,6 +464,8 @@ RELAY_MODES = frozenset(
         "update-ignored",
         "mcp-name-ignored",
         "silent-get",
+        "required-runs-plainly",
+        "method-mismatch-accepted",
     }
 )
 MODES = frozenset(REWRITES) | RELAY_MODES
