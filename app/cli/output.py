@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from app.engine.safety.redact import Redactor
-from app.engine.safety.unsafe_chars import safe_json
+from app.engine.safety.unsafe_chars import safe_json, write_safe_json
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
@@ -36,6 +36,7 @@ INVALID_INPUT_RESPONSE = "INVALID_INPUT_RESPONSE"
 ABORTED = "ABORTED"
 READONLY = "READONLY"
 TOOL_UNUSABLE = "TOOL_UNUSABLE"
+LIST_TOO_LONG = "LIST_TOO_LONG"
 
 
 @dataclass
@@ -81,9 +82,11 @@ class Output:
         return self.redactor.text(text)
 
     def result(self, document: Any) -> None:
-        """Print the command's one result document on stdout."""
+        """Print the command's one result document on stdout (written item by item: a long
+        listing is never held as one string)."""
         shown = self.redactor.value(document)
-        self.stdout.write(safe_json(shown, pretty=bool(self.stdout_is_terminal)) + "\n")
+        write_safe_json(shown, self.stdout.write, pretty=bool(self.stdout_is_terminal))
+        self.stdout.write("\n")
         self.stdout.flush()
 
     def note(self, text: str) -> None:

@@ -1,4 +1,5 @@
-"""One definition of the characters never written raw: the text sanitizer and JSON output agree.
+"""One definition of the characters never written raw: the text sanitizer and JSON output agree,
+and JSON written in pieces is the same text as JSON encoded whole.
 
 Every code point the predicate calls unsafe is made visible by `clean_text` and escaped by
 `safe_json`; every other one passes both untouched (the check runs over every code point of the
@@ -12,8 +13,9 @@ import json
 
 import pytest
 
+from app.engine.safety import unsafe_chars
 from app.engine.safety.sanitize import clean_text
-from app.engine.safety.unsafe_chars import INVISIBLE_RANGES, is_unsafe, safe_json
+from app.engine.safety.unsafe_chars import INVISIBLE_RANGES, is_unsafe, safe_json, write_safe_json
 from app.view.export import tasks_json
 from tests.support.watched_tasks import watched
 
@@ -73,3 +75,33 @@ def test_the_tuis_copied_json_escapes_them_too() -> None:
     text = tasks_json([watched(f"t{TAGS}", message=SMUGGLED)])
     assert json.loads(text)["raw"]["statusMessage"] == SMUGGLED
     assert not any(is_unsafe(char) for char in text if char != "\n")
+
+
+DOCUMENTS = [
+    {},
+    [],
+    "s\U000e0041",
+    5,
+    {"a": [1, {"b": []}, {}], "c": {}},
+    {"resources": [{"x": "\u202e", "y": [1, 2]}] * 5, "nextCursor": None},
+    [[1, [2, [3]]], {"k": {"z": {"q": 1}}}],
+    {1: 2},
+    {"a": {"b": {"c": [1, 2, 3, 4, 5]}}},
+    [[1, 2, 3, [4, 5, 6]]] * 3,
+    {"tools": [[1, 2, 3]] * 5, "t": "\x1b\U000e0041"},
+]
+
+
+@pytest.mark.parametrize("pretty", [False, True])
+@pytest.mark.parametrize("document", DOCUMENTS)
+def test_writing_in_pieces_prints_the_same_text(
+    document: object, pretty: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Long lists are encoded a batch at a time (here 2 items), the outer levels walked."""
+    monkeypatch.setattr(unsafe_chars, "BATCH_ITEMS", 2)
+    pieces: list[str] = []
+    write_safe_json(document, pieces.append, pretty=pretty)
+    assert "".join(pieces) == safe_json(document, pretty=pretty)
+    if isinstance(document, dict) and "resources" in document:
+        whole = safe_json(document["resources"], pretty=pretty)
+        assert max(map(len, pieces)) < len(whole) / 2  # no piece holds the whole list

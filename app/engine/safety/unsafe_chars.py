@@ -9,6 +9,7 @@ escape, which every JSON reader turns back into the same string. Light: headless
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from app.engine.safety import deep_json
@@ -79,3 +80,59 @@ def safe_json(value: Any, *, pretty: bool = False) -> str:
     if text.isascii() and "\x7f" not in text:
         return text
     return _UNSAFE_IN_JSON.sub(_escape, text)
+
+
+STREAMED_LEVELS = 2
+"""How many levels of containers `write_safe_json` walks itself before it encodes what is inside
+whole: a listing is an object holding one long list, whose items are encoded a batch at a time."""
+BATCH_ITEMS = 1000
+"""Items of a long list encoded together (a few hundred KB of a listing)."""
+
+
+def write_safe_json(
+    value: Any, write: Callable[[str], object], *, pretty: bool = False, level: int = 0
+) -> None:
+    """Write `safe_json(value, pretty=pretty)` through `write` in pieces. A document of 64 MiB
+    encoded at once costs twice its size (four and a half times indented) on top of the value;
+    in pieces it costs one batch. `level` is how deep `value` sits (its indentation)."""
+    if isinstance(value, list) and len(value) > BATCH_ITEMS:
+        _write_batches(value, write, pretty=pretty, level=level)
+    elif (
+        level < STREAMED_LEVELS
+        and isinstance(value, dict)
+        and value
+        and all(isinstance(key, str) for key in value)
+    ):
+        inner = "\n" + "  " * (level + 1) if pretty else ""
+        write("{")
+        for index, (key, item) in enumerate(value.items()):
+            write(
+                ("," if index else "") + (inner or (" " if index else "")) + safe_json(key) + ": "
+            )
+            write_safe_json(item, write, pretty=pretty, level=level + 1)
+        write(("\n" + "  " * level if pretty else "") + "}")
+    else:
+        write(_indented(safe_json(value, pretty=pretty), pretty, level))
+
+
+def _write_batches(
+    items: list[Any], write: Callable[[str], object], *, pretty: bool, level: int
+) -> None:
+    """A long list, `BATCH_ITEMS` at a time: each batch encoded as a list, its brackets dropped."""
+    closing = "\n" + "  " * level + "]" if pretty else "]"
+    write("[")
+    for start in range(0, len(items), BATCH_ITEMS):
+        batch = _indented(
+            safe_json(items[start : start + BATCH_ITEMS], pretty=pretty), pretty, level
+        )
+        write(
+            ("," if start else "")
+            + (" " if start and not pretty else "")
+            + batch[1 : -len(closing)]
+        )
+    write(closing)
+
+
+def _indented(text: str, pretty: bool, level: int) -> str:
+    """Indented JSON `text` moved `level` steps right (its first line stays where it is)."""
+    return text.replace("\n", "\n" + "  " * level) if pretty and level else text
