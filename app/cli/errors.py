@@ -6,6 +6,7 @@ from typing import Any
 
 from app.cli.output import (
     CONNECTION_FAILED,
+    LIST_TOO_LONG,
     PROTOCOL_VIOLATION,
     READONLY,
     RPC_ERROR,
@@ -15,6 +16,7 @@ from app.cli.output import (
     CliError,
 )
 from app.engine.rpc.guard import ReadOnlyRefused
+from app.engine.rpc.paging import ListingTooLong
 from app.engine.rpc.rpc_types import RpcError
 from app.engine.rpc.tool_headers import ToolUnusable
 from app.engine.rpc.transports.base import TransportError
@@ -63,6 +65,12 @@ def cli_error(exc: BaseException, *, wire: str = "none", task_id: str | None = N
             TASKS_UNSUPPORTED,
             str(exc),
             {"verb": exc.verb, "wire": exc.wire, "sent": False},
+        )
+    if isinstance(exc, ListingTooLong):
+        return CliError(
+            LIST_TOO_LONG,
+            str(exc),
+            {"method": exc.method, "pages": exc.pages, "characters": exc.chars},
         )
     if isinstance(exc, RpcError):
         if task_id is not None and is_not_found(exc):

@@ -10,13 +10,12 @@ goes through the session's redactor (a server may echo the token back in any of 
 from __future__ import annotations
 
 import dataclasses
-import re
 import sys
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from app.engine.safety import deep_json
 from app.engine.safety.redact import Redactor
+from app.engine.safety.unsafe_chars import safe_json, write_safe_json
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
@@ -37,6 +36,7 @@ INVALID_INPUT_RESPONSE = "INVALID_INPUT_RESPONSE"
 ABORTED = "ABORTED"
 READONLY = "READONLY"
 TOOL_UNUSABLE = "TOOL_UNUSABLE"
+LIST_TOO_LONG = "LIST_TOO_LONG"
 
 
 @dataclass
@@ -55,20 +55,6 @@ class CliError(Exception):
 def usage_error(message: str, details: Any = None) -> CliError:
     """A usage error (bad flags or input files): exit 2."""
     return CliError(USAGE, message, details, EXIT_USAGE)
-
-
-# C1 controls, bidi overrides and isolates, zero-width and other invisible format characters: JSON
-# allows them raw inside strings, but a terminal would act on them, so they are always escaped.
-# Lone surrogates (a server's "\ud800") cannot be encoded at all, so they are escaped too.
-_UNSAFE_IN_JSON = re.compile(
-    "[\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u206f\ufeff\ud800-\udfff]"
-)
-
-
-def safe_json(value: Any, *, pretty: bool = False) -> str:
-    """`value` as JSON that is safe to print on a terminal (no raw control or bidi characters)."""
-    text = deep_json.dumps(value, ensure_ascii=False, indent=2 if pretty else None, default=str)
-    return _UNSAFE_IN_JSON.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def error_document(error: CliError) -> dict[str, Any]:
@@ -96,9 +82,11 @@ class Output:
         return self.redactor.text(text)
 
     def result(self, document: Any) -> None:
-        """Print the command's one result document on stdout."""
+        """Print the command's one result document on stdout (written item by item: a long
+        listing is never held as one string)."""
         shown = self.redactor.value(document)
-        self.stdout.write(safe_json(shown, pretty=bool(self.stdout_is_terminal)) + "\n")
+        write_safe_json(shown, self.stdout.write, pretty=bool(self.stdout_is_terminal))
+        self.stdout.write("\n")
         self.stdout.flush()
 
     def note(self, text: str) -> None:

@@ -38,7 +38,10 @@ ESCAPES = (
 MARKUP = "[bold red]loud[/bold red] [link=https://evil.example]click[/link]"
 CONTROLS = "bell\x07 back\x08 nul\x00 cr\r del\x7f csi\x9b31m"
 BIDI = "\u202egnirts desrever\u202c \u2066isolate\u2069 zero\u200bwidth"
-HOSTILE_TEXT = f" {ESCAPES} {MARKUP} {CONTROLS} {BIDI}"
+SMUGGLED = "tags\U000e0001\U000e0074\U000e0061\U000e0067\U000e007f vs\U000e0100 soft\u00adhyphen"
+"""Invisible text ("ASCII smuggling"): a language tag, the tag letters "tag", the cancel tag, a
+supplementary variation selector and a soft hyphen."""
+HOSTILE_TEXT = f" {ESCAPES} {MARKUP} {CONTROLS} {BIDI} {SMUGGLED}"
 """Appended to every human-readable string the server sends in the `escapes` mode."""
 HOSTILE_ID = "\x1b[7m[b]\u202e"
 """Appended to every task id in the `escapes` mode."""

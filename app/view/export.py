@@ -17,7 +17,7 @@ from typing import Any
 
 from app.engine.record.export import TaskLife, latest_server, task_lives
 from app.engine.record.recording import Entry, SessionInfo
-from app.engine.safety import deep_json
+from app.engine.safety.unsafe_chars import safe_json
 from app.engine.tasks.server_keys import bare_id
 from app.engine.tasks.task_json import task_json
 from app.view.exchanges import Exchange
@@ -50,7 +50,7 @@ def tasks_json(tasks: Iterable[WatchedTask]) -> str:
     """The tasks as indented JSON: one object for one task, a list for several."""
     documents = [watched_json(watched) for watched in tasks]
     value: Any = documents[0] if len(documents) == 1 else documents
-    return deep_json.dumps_utf8(value, indent=2, default=str)
+    return safe_json(value, pretty=True)
 
 
 def export_json(tasks: Iterable[WatchedTask], *, server: str, at: float) -> str:
@@ -80,7 +80,7 @@ def export_json(tasks: Iterable[WatchedTask], *, server: str, at: float) -> str:
         }
         exported.append(document)
     envelope = {"server": server, "exportedAt": at, "tasks": exported}
-    return deep_json.dumps_utf8(envelope, indent=2, default=str)
+    return safe_json(envelope, pretty=True)
 
 
 def shown_lives(entries: Sequence[Entry], tasks: Sequence[WatchedTask]) -> list[TaskLife]:
@@ -129,4 +129,4 @@ def exchange_json(exchange: Exchange) -> str:
         "request": frame_json(exchange.request) if exchange.request else None,
         "response": frame_json(exchange.response) if exchange.response else None,
     }
-    return deep_json.dumps_utf8(document, indent=2, default=str)
+    return safe_json(document, pretty=True)

@@ -109,6 +109,7 @@ async def test_escape_strings_are_plain_visible_text(wire: str) -> None:
         assert "[link=https://evil.example]click[/link]" in overview
         assert "bell␇ back␈ nul␀" in overview and "<U+202E>gnirts desrever<U+202C>" in overview
         assert "pwned title" not in overview
+        assert "tags<U+E0001><U+E0074>" in overview and "\U000e0074" not in overview
         app.detail.show_tab("result")
         await pilot.pause(0.2)
         result = app.detail.query_one("#result-body", TextPager).text.plain

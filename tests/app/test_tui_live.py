@@ -9,7 +9,9 @@ import pytest
 from rich.console import Console
 
 from app.engine.record.recorder import server_key
+from app.engine.rpc import paging
 from app.engine.rpc.targets import StdioTarget
+from app.engine.safety.limits import Limits
 from app.tui.app import TaskscopeApp
 from app.tui.live import LiveSource
 from app.view.known_tasks import KnownTasks
@@ -317,3 +319,22 @@ async def test_wire_assertion_and_dead_servers_show_in_the_header() -> None:
     async with dead.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: dead.failed, timeout=20)
         assert dead.problem and dead.is_running
+
+
+async def test_a_listing_past_its_bound_is_said_in_a_toast(monkeypatch: pytest.MonkeyPatch) -> None:
+    """tasks/list at start and tools/list for the picker each stop at the listing bound."""
+    monkeypatch.setattr(paging, "configured", lambda: Limits(listing_chars=256 * 1024))
+    server = SUPPORT_SERVERS / "paging_stdio.py"
+    command = [sys.executable, str(server), "--pages", "20", "--page-bytes", "100000"]
+    app = live_app(StdioTarget(command), remember_tasks=False)
+
+    def said(text: str) -> bool:
+        return any(text in notification.message for notification in app._notifications)
+
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot)
+        await wait_for(pilot, lambda: said("tasks/list stopped after 3 pages"))
+        await pilot.press("n")
+        await wait_for(pilot, lambda: said("tools/list stopped after 3 pages"))
+        assert said("(the listing bound, TASKSCOPE_MAX_LISTING)")
+        assert not isinstance(app.screen, ToolPicker) and app.is_running

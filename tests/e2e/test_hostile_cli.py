@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from app.demo.hostile_modes import DEEP_LEVELS, HUGE_MESSAGE_CHARS
+from app.demo.hostile_modes import DEEP_LEVELS, HUGE_MESSAGE_CHARS, SMUGGLED
 from app.demo.hostile_transport_modes import RETRY_AFTER_S
 from app.engine.safety import deep_json
 from tests.support.demo_servers import start_http_hostile
@@ -21,8 +21,11 @@ from tests.support.hostile_cli import Run, on_stdio, taskscope, watch_job
 pytestmark = pytest.mark.timeout(90)
 
 WIRES = ["legacy", "extension"]
-RAW_TERMINAL_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200b]")
-"""What must never reach a terminal from server text (newline and tab are ours)."""
+RAW_TERMINAL_CONTROLS = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u202a-\u202e\u2066-\u2069\u200b\U000e0000-\U000e0fff]"
+)
+"""What must never reach a terminal from server text (newline and tab are ours): controls, bidi,
+zero-width, soft hyphens, tag characters and supplementary variation selectors."""
 ANSWERS = [
     {
         "match": {"method": "elicitation/create"},
@@ -54,6 +57,29 @@ def test_escapes_watch_prints_plain_text_and_keeps_the_data(wire: str) -> None:
     task = run.document["task"]
     assert task["taskId"] == "task-1\x1b[7m[b]\u202e"  # JSON escapes keep the data exact
     assert "\x1b]8;;https://evil.example/" in task["result"]["content"][0]["text"]
+
+
+@pytest.mark.parametrize("wire", WIRES)
+def test_invisible_tag_characters_are_escaped_in_json_text_recording_and_export(
+    wire: str, tmp_path: Path
+) -> None:
+    record = tmp_path / "run.ndjson"
+    run = watch_job(on_stdio(wire, "escapes"), "--record", str(record))
+    assert run.code == 0, run.stderr
+    assert_terminal_safe(run)
+    assert SMUGGLED in run.document["task"]["statusMessage"]  # the data is whole
+    assert "tags\\udb40\\udc01\\udb40\\udc74" in run.stdout  # escaped as UTF-16 pairs
+    (working,) = run.lines("watched: working — started")
+    assert "tags<U+E0001><U+E0074><U+E0061><U+E0067><U+E007F> vs<U+E0100> soft<U+00AD>" in working
+    assert not RAW_TERMINAL_CONTROLS.search(record.read_text(encoding="utf-8"))
+    task_id = run.document["task"]["taskId"]
+    for shape in ("md", "json"):
+        export = taskscope(
+            "tasks", "export", "--task-id", task_id, "--from-recording", str(record),
+            "--format", shape,
+        )  # fmt: skip
+        assert export.code == 0, export.stderr
+        assert "tags" in export.stdout and not RAW_TERMINAL_CONTROLS.search(export.stdout)
 
 
 @pytest.mark.parametrize("wire", WIRES)

@@ -35,7 +35,17 @@ SERVER_SEQUENCES = (
     b"\x1b[2J\x1b[H",  # its clear-screen
     b"\x1b[7m[b]",  # the escape inside its task id
 )
-FORBIDDEN_CHARACTERS = ("\u202e", "\u2066", "\u2069", "\u200b", "\x9b", "\x00", "\x08")
+FORBIDDEN_CHARACTERS = (
+    "\u202e",
+    "\u2066",
+    "\u2069",
+    "\u200b",
+    "\U000e0074",  # a tag character
+    "\U000e0100",  # a supplementary variation selector
+    "\x9b",
+    "\x00",
+    "\x08",
+)
 
 
 class Terminal:
@@ -134,5 +144,5 @@ def test_the_scan_looks_for_what_the_server_sends() -> None:
     sent = (HOSTILE_TEXT + HOSTILE_ID).encode()
     for sequence in SERVER_SEQUENCES:
         assert sequence in sent, sequence
-    for character in FORBIDDEN_CHARACTERS[:4]:
+    for character in FORBIDDEN_CHARACTERS[:6]:
         assert character in HOSTILE_TEXT

@@ -2,11 +2,12 @@
 
 One line per entry (see `recording.py` for the format), written and flushed as it happens so a
 recording survives a crash or Ctrl-C; any nesting depth is written, and a lone surrogate (which
-UTF-8 cannot hold) is escaped, so no server value stops a recording. Every line goes through the
-connection's redactor first, so the bearer token, `Authorization` and `--redact` headers never
-reach the file, even when a server echoes them back inside a result. The recorder also keeps the
-task history (events other than plain polls, and actions) in memory, which is what the TUI
-exports from.
+UTF-8 cannot hold) is escaped, so no server value stops a recording; so is every control and
+invisible character (`unsafe_chars`), so a recording shown in a terminal hides nothing. Every line
+goes through the connection's redactor first, so the bearer token, `Authorization` and `--redact`
+headers never reach the file, even when a server echoes them back inside a result. The recorder
+also keeps the task history (events other than plain polls, and actions) in memory, which is
+what the TUI exports from.
 """
 
 from __future__ import annotations
@@ -34,8 +35,8 @@ from app.engine.record.recording import (
 )
 from app.engine.rpc.rpc_types import Frame, ServerInfo
 from app.engine.rpc.targets import HttpTarget, Target
-from app.engine.safety import deep_json
 from app.engine.safety.redact import Redactor
+from app.engine.safety.unsafe_chars import safe_json
 from app.engine.tasks.contract import TasksCapabilities
 from app.engine.tasks.events import TaskEvent
 
@@ -218,7 +219,7 @@ class Recorder:
         if journal.sink is None:
             return
         try:
-            journal.sink.write(deep_json.dumps_utf8(redacted, default=str) + "\n")
+            journal.sink.write(safe_json(redacted) + "\n")
             journal.sink.flush()
         except (OSError, ValueError) as exc:
             journal.failure = f"recording stopped: {exc}"

@@ -19,6 +19,7 @@ from app.engine.rpc.envelopes import envelope, frame_task_id, response_problem
 from app.engine.rpc.era import EraPreference, stamp_modern
 from app.engine.rpc.frame_report import FrameReporter
 from app.engine.rpc.negotiate import negotiate
+from app.engine.rpc.paging import pages
 from app.engine.rpc.purpose import incoming_purpose
 from app.engine.rpc.rpc_types import (
     CloseListener,
@@ -41,8 +42,6 @@ if TYPE_CHECKING:
 __all__ = ["Connection", "default_client_info"]
 
 log = logging.getLogger(__name__)
-
-MAX_LIST_PAGES = 100
 
 
 def default_client_info() -> dict[str, str]:
@@ -79,6 +78,8 @@ class Connection:
         self.probe_timeout = probe_timeout
         self.state: Literal["idle", "connecting", "connected", "closed"] = "idle"
         self.closed_error: TransportError | None = None
+        self.received_chars = 0
+        """Characters of every message received so far (what bounds a listing, `paging`)."""
         headers = target.headers if isinstance(target, HttpTarget) else None
         bearer = target.bearer if isinstance(target, HttpTarget) else None
         self._redactor = Redactor.build(redact, [bearer], headers)
@@ -193,19 +194,13 @@ class Connection:
     async def list_all(
         self, method: str, key: str, *, reason: str = "user"
     ) -> list[dict[str, Any]]:
-        """Every page of a paginated list (`tools/list` → `tools`, …), bounded to
-        `MAX_LIST_PAGES`; each item as the server sent it."""
+        """Every page of a paginated list (`tools/list` → `tools`, …), within the listing bound
+        (`paging.pages`); each item as the server sent it."""
         items: list[dict[str, Any]] = []
-        cursor: str | None = None
-        for _ in range(MAX_LIST_PAGES):
-            page = await self.request(method, {"cursor": cursor} if cursor else {}, reason=reason)
+        async for page in pages(self, method, reason=reason):
             found = page.get(key)
             if isinstance(found, list):
                 items.extend(item for item in found if isinstance(item, dict))
-            next_cursor = page.get("nextCursor")
-            if not isinstance(next_cursor, str) or not next_cursor or next_cursor == cursor:
-                break
-            cursor = next_cursor
         return items
 
     async def list_tools(self, *, reason: str = "user") -> list[dict[str, Any]]:
@@ -298,6 +293,7 @@ class Connection:
 
     def on_incoming(self, inbound: Inbound) -> None:
         """Route one received message: resolve a request, run a handler or call listeners."""
+        self.received_chars += inbound.size
         message = inbound.message
         if message is None:
             self._emit_failure(inbound)

@@ -29,6 +29,13 @@ carries one JSON-RPC message, and decoding it keeps a few copies alive (pieces, 
 data lines, the event), so 16 MiB here costs about what a 64 MiB JSON body does."""
 MAX_LINE_BYTES = 64 * 1024 * 1024
 """The longest stdout (and stderr) line read from a stdio server, in bytes."""
+MAX_LISTING_CHARS = 64 * 1024 * 1024
+"""Characters of all the pages of one list (`tools/list`, `resources/list`, `tasks/list`, …)
+together, as received: a listing is kept whole until it is shown, and as Python objects it
+weighs about two and a half times its text (60 MB of pages printed peaked at 217 MiB RSS)."""
+MAX_LISTING_PAGES = 1000
+"""Pages of one list: a real server's catalogue or task list takes a few dozen; a server that
+pages forever in small pages stops here."""
 
 ENVIRONMENT = {
     "head_bytes": "TASKSCOPE_MAX_HEAD",
@@ -36,6 +43,8 @@ ENVIRONMENT = {
     "body_bytes": "TASKSCOPE_MAX_BODY",
     "event_chars": "TASKSCOPE_MAX_SSE_EVENT",
     "line_bytes": "TASKSCOPE_MAX_LINE",
+    "listing_chars": "TASKSCOPE_MAX_LISTING",
+    "listing_pages": "TASKSCOPE_MAX_LISTING_PAGES",
 }
 """The environment variable that sets each bound."""
 _SIZE = re.compile(r"^\s*([0-9]{1,15})\s*([KMG]?)i?B?\s*$", re.IGNORECASE)
@@ -44,13 +53,15 @@ _UNITS = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """How much of a response the client buffers before it gives up on the server."""
+    """How much of a server's output the client buffers before it gives up on the server."""
 
     head_bytes: int = MAX_HEAD_BYTES
     header_fields: int = MAX_HEADER_FIELDS
     body_bytes: int = MAX_BODY_BYTES
     event_chars: int = MAX_EVENT_CHARS
     line_bytes: int = MAX_LINE_BYTES
+    listing_chars: int = MAX_LISTING_CHARS
+    listing_pages: int = MAX_LISTING_PAGES
 
 
 class LimitsError(ValueError):

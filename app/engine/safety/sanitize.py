@@ -7,7 +7,8 @@ or `safe_text`.
 
 Conventions: recognised escape sequences are removed entirely; a C0 control left over is shown as
 its Unicode control picture (ESC as "␛", BEL as "␇"); C1 controls and invisible format characters
-are shown as "<U+202E>"-style markers; lone surrogates become U+FFFD.
+are shown as "<U+202E>"-style markers; lone surrogates become U+FFFD. Which characters count is
+`unsafe_chars`, the one list JSON output escapes too.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len, get_character_cell_size
+
+from app.engine.safety.unsafe_chars import SURROGATES, UNSAFE_RANGES
 
 if TYPE_CHECKING:
     from rich.text import Text  # loaded by safe_text: headless commands never need it
@@ -31,20 +34,6 @@ _ESCAPE_SEQUENCE = re.compile(
     + _STRING_TERMINATOR
     # Any other escape sequence: intermediates and one final byte (charset, keypad, ST, RIS, …).
     + r"|\x1b[ -/]*[0-~]"
-)
-
-_INVISIBLE_RANGES: tuple[tuple[int, int], ...] = (
-    (0x00AD, 0x00AD),  # soft hyphen
-    (0x061C, 0x061C),  # Arabic letter mark (bidi)
-    (0x180E, 0x180E),  # Mongolian vowel separator
-    (0x200B, 0x200F),  # zero-width space/non-joiner/joiner, LRM, RLM
-    (0x2028, 0x202E),  # line/paragraph separators, bidi embeddings and overrides
-    (0x2060, 0x206F),  # word joiner, invisible operators, bidi isolates, deprecated format chars
-    (0xFEFF, 0xFEFF),  # zero-width no-break space / BOM
-    (0xFFF9, 0xFFFB),  # interlinear annotation controls
-    (0x1D173, 0x1D17A),  # musical formatting controls
-    (0xE0001, 0xE0001),  # language tag
-    (0xE0020, 0xE007F),  # tag characters (invisible "ASCII smuggling")
 )
 
 NEWLINE_MARK = " ⏎ "
@@ -63,13 +52,21 @@ def _marker(code: int) -> str:
     return f"<U+{code:04X}>"
 
 
+def _shown_as(code: int) -> str:
+    """What an unsafe character (`unsafe_chars`) looks like once cleaned."""
+    if code < 0x20:
+        return chr(0x2400 + code)  # its control picture
+    if code == 0x7F:
+        return "\u2421"
+    if SURROGATES[0] <= code <= SURROGATES[1]:
+        return "\ufffd"
+    return _marker(code)
+
+
 def _build_table(allow_newlines: bool) -> dict[int, str]:
-    table: dict[int, str] = {code: chr(0x2400 + code) for code in range(0x20)}
-    table[0x7F] = "\u2421"
-    table.update({code: _marker(code) for code in range(0x80, 0xA0)})
-    for first, last in _INVISIBLE_RANGES:
-        table.update({code: _marker(code) for code in range(first, last + 1)})
-    table.update(dict.fromkeys(range(0xD800, 0xE000), "\ufffd"))
+    table = {
+        code: _shown_as(code) for first, last in UNSAFE_RANGES for code in range(first, last + 1)
+    }
     if allow_newlines:
         del table[ord("\n")]
         del table[ord("\t")]

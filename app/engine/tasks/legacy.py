@@ -12,17 +12,16 @@ import asyncio
 from typing import Any
 
 from app.engine.rpc.connection import Connection
+from app.engine.rpc.paging import pages
 from app.engine.rpc.rpc_types import RpcError
 from app.engine.rpc.transports.base import TransportError
 from app.engine.tasks.base import AdapterBase, task_unknown
 from app.engine.tasks.broker import InputBroker, InputNotPending
 from app.engine.tasks.contract import CreateOutcome, TasksCapabilities
 from app.engine.tasks.legacy_parse import LEGACY_RULES, legacy_create, tasks_from_list
-from app.engine.tasks.models import InputRequest, ProtocolViolation, Task
+from app.engine.tasks.models import InputRequest, Task
 from app.engine.tasks.normalize import parse_answer, task_error_from
 from app.engine.tasks.questions import Arrivals, ServerQuestions
-
-MAX_LIST_PAGES = 1000
 
 
 class LegacyAdapter(AdapterBase):
@@ -85,19 +84,10 @@ class LegacyAdapter(AdapterBase):
         if not self.capabilities.list:
             raise self._unsupported("tasks/list")
         tasks: list[Task] = []
-        cursors: set[str] = set()
-        cursor: str | None = None
-        for _page in range(MAX_LIST_PAGES):
-            params = None if cursor is None else {"cursor": cursor}
-            payload = await self.connection.request("tasks/list", params, reason="list")
-            page, cursor = tasks_from_list(payload, variants=self.variants)
+        async for payload in pages(self.connection, "tasks/list", reason="list"):
+            page, _cursor = tasks_from_list(payload, variants=self.variants)
             tasks.extend(self._decorate(task) for task in page)
-            if cursor is None:
-                return tasks
-            if cursor in cursors:
-                raise ProtocolViolation(f"tasks/list handed out cursor {cursor!r} twice", payload)
-            cursors.add(cursor)
-        raise ProtocolViolation(f"tasks/list did not end within {MAX_LIST_PAGES} pages")
+        return tasks
 
     async def fetch_result(self, task_id: str) -> dict[str, Any]:
         """The task's result via the (shared, blocking) `tasks/result`; a JSON-RPC error raises

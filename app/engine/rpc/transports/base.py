@@ -46,6 +46,8 @@ class Inbound:
     message: dict[str, Any] | None
     raw: str | None = None
     error: str | None = None
+    size: int = 0
+    """Characters of the message as received (its share of a batch), for the listing bound."""
     http_status: int | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
     retry_after: float | None = None
@@ -107,15 +109,16 @@ def classify(text: str) -> Inbound:
     return classify_value(value, text)
 
 
-def classify_value(value: Any, text: str) -> Inbound:
-    """Check that an already-decoded value is a JSON-RPC 2.0 message."""
+def classify_value(value: Any, text: str, size: int | None = None) -> Inbound:
+    """Check that an already-decoded value is a JSON-RPC 2.0 message; it came as `size`
+    characters (by default, those of `text`)."""
     if not isinstance(value, dict):
         return Inbound(message=None, raw=text, error="not a JSON-RPC message (not an object)")
     if value.get("jsonrpc") != "2.0":
         return Inbound(message=None, raw=text, error="not a JSON-RPC 2.0 message")
     if not ("method" in value or "result" in value or "error" in value):
         return Inbound(message=None, raw=text, error="JSON-RPC message without method/result/error")
-    return Inbound(message=value)
+    return Inbound(message=value, size=len(text) if size is None else size)
 
 
 def parse_retry_after(value: str | None) -> float | None:

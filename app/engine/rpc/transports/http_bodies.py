@@ -90,8 +90,10 @@ def inbound_from_body(
     except ValueError:
         return [Inbound(message=None, raw=excerpt(text), error="malformed JSON body")]
     items = []
-    for item in value if isinstance(value, list) else [value]:
-        parsed = classify_value(item, "")
+    batch = value if isinstance(value, list) else [value]
+    share = len(text) // max(1, len(batch))
+    for item in batch:
+        parsed = classify_value(item, "", share)
         if parsed.message is None:  # only a rejected item needs its text
             parsed = classify_value(item, deep_json.dumps(item))
         items.append(replace(parsed, http_status=status, headers=headers, retry_after=retry_after))
