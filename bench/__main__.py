@@ -1,8 +1,8 @@
 """`python -m bench [--quick] [name …]`: run the benchmarks (all by default) and print every
 figure beside its target with PASS/MISS; the exit code is 1 when any target was missed.
 
-Names: overhead, scale, pacing, startup, memory, time_view. `--quick` runs short, small versions
-(a smoke run whose figures mean little); the full run takes about half an hour.
+Names: overhead, scale, pacing, startup, memory, time_view, check. `--quick` runs short, small
+versions (a smoke run whose figures mean little); the full run takes about half an hour.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import time
 
 from bench.common import Report, load_average, machine
 
-BENCHMARKS = ("overhead", "scale", "pacing", "startup", "memory", "time_view")
+BENCHMARKS = ("overhead", "scale", "pacing", "startup", "memory", "time_view", "check")
 
 
 def main(argv: list[str] | None = None) -> int:
