@@ -303,3 +303,26 @@ def test_a_silent_server_ends_within_the_timeout_without_a_traceback() -> None:
     assert found["tasks-legal-transitions"] in ("could-not-run", "fail")
     reasons = " ".join(c["reason"] for c in document["checks"])
     assert "no answer" in reasons
+
+
+def test_a_check_run_is_recorded_like_any_session(tmp_path: Path) -> None:
+    recording = tmp_path / "check.ndjson"
+    run = run_cli(
+        "check",
+        "--demo",
+        "extension",
+        "--check-id",
+        "tasks-invalid-task-id-rejected",
+        "--format",
+        "json",
+        "--record",
+        str(recording),
+        *TIMEOUT,
+    )
+    document = report_of(run)
+    lines = [json.loads(line) for line in recording.read_text().splitlines()]
+    assert lines[0]["command"] == "check"
+    sent = [line["frame"] for line in lines if line["type"] == "frame"]
+    cited = document["checks"][0]["evidence"][0]["exchange"]
+    assert any(frame["exchange"] == cited and frame["direction"] == "in" for frame in sent)
+    assert any(str(frame["reason"]).startswith("check #") for frame in sent)
