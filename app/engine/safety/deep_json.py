@@ -31,6 +31,11 @@ _CONSTANTS: dict[str, Any] = {
 }
 
 
+MAX_INDENTED_LEVELS = 1_000
+"""Levels `dumps` indents; deeper ones are written compact. Indenting costs the square of the
+depth: 100,000 levels would take some 10^10 spaces, 1,000 take a few million."""
+
+
 class LongInteger(str):
     """An integer literal too long for Python's int-string limit, kept as its digits.
 
@@ -235,7 +240,9 @@ def _encode(
     first = True
 
     def newline(level: int) -> str:
-        return "" if indent is None else "\n" + " " * (indent * level)
+        if indent is None or level > MAX_INDENTED_LEVELS:
+            return ""
+        return "\n" + " " * (indent * level)
 
     def scalar(item: Any) -> str:
         return json.dumps(item, ensure_ascii=ensure_ascii, default=default)

@@ -1,4 +1,5 @@
-"""Every bound on how much of a server's output taskscope buffers, in one place.
+"""Every bound on how much of a server's output (live, or in a recording) taskscope buffers, in
+one place.
 
 The defaults fit real servers with room to spare; each can be set for a run with an environment
 variable (sizes take a K, M or G suffix, powers of 1,024: `TASKSCOPE_MAX_BODY=256M`), and a value
@@ -29,6 +30,10 @@ carries one JSON-RPC message, and decoding it keeps a few copies alive (pieces, 
 data lines, the event), so 16 MiB here costs about what a 64 MiB JSON body does."""
 MAX_LINE_BYTES = 64 * 1024 * 1024
 """The longest stdout (and stderr) line read from a stdio server, in bytes."""
+MAX_RECORDING_BYTES = 512 * 1024 * 1024
+"""Bytes of a recording read by `replay` and `tasks export`: it is read whole, and its entries take
+about 4.4 times the file's size in memory (measured on a 50 MiB file), so 512 MiB costs some
+2.2 GiB."""
 
 ENVIRONMENT = {
     "head_bytes": "TASKSCOPE_MAX_HEAD",
@@ -36,6 +41,7 @@ ENVIRONMENT = {
     "body_bytes": "TASKSCOPE_MAX_BODY",
     "event_chars": "TASKSCOPE_MAX_SSE_EVENT",
     "line_bytes": "TASKSCOPE_MAX_LINE",
+    "recording_bytes": "TASKSCOPE_MAX_RECORDING",
 }
 """The environment variable that sets each bound."""
 _SIZE = re.compile(r"^\s*([0-9]{1,15})\s*([KMG]?)i?B?\s*$", re.IGNORECASE)
@@ -44,13 +50,15 @@ _UNITS = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """How much of a response the client buffers before it gives up on the server."""
+    """How much of a response the client buffers before it gives up on the server, and of a
+    recording before it is refused."""
 
     head_bytes: int = MAX_HEAD_BYTES
     header_fields: int = MAX_HEADER_FIELDS
     body_bytes: int = MAX_BODY_BYTES
     event_chars: int = MAX_EVENT_CHARS
     line_bytes: int = MAX_LINE_BYTES
+    recording_bytes: int = MAX_RECORDING_BYTES
 
 
 class LimitsError(ValueError):
