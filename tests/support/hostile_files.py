@@ -77,7 +77,7 @@ def hostile_recording(folder: Path) -> Path:
     return path
 
 
-HOSTILE_CONFIGS: dict[str, str] = {
+HOSTILE_CONFIGS: dict[str, str | bytes] = {
     "nested 100,000 deep": '{"mcpServers": {"deep": {"command": "x", "args": '
     + "[" * DEEP_LEVELS
     + "]" * DEEP_LEVELS
@@ -86,6 +86,10 @@ HOSTILE_CONFIGS: dict[str, str] = {
     "a 5,000-digit integer": '{"mcpServers": {"deep": {"command": "x", "args": ['
     + LONG_DIGITS
     + "]}}}",
+    "not UTF-8": b'{"mcpServers": {"deep": {"command": "\xff\xfe"}}}',
+    "larger than any config": '{"mcpServers": {"deep": {"command": "x"}}, "pad": "'
+    + "x" * (4 * 1024 * 1024)
+    + '"}',
 }
 """MCP client config files no client would write, each naming one server `deep`."""
 
@@ -93,6 +97,6 @@ HOSTILE_CONFIGS: dict[str, str] = {
 def hostile_config(folder: Path, name: str) -> Path:
     """The `HOSTILE_CONFIGS` file `name`, written in `folder`."""
     path = folder / "mcp.json"
-    path.write_text(HOSTILE_CONFIGS[name], encoding="utf-8")
+    text = HOSTILE_CONFIGS[name]
+    path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
     return path
-

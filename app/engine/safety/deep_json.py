@@ -104,19 +104,22 @@ def dumps_utf8(
 def depth(value: Any) -> int:
     """How deeply containers nest in `value` (a scalar is 0, `[]` is 1), without recursion."""
     deepest = 0
+    for item, level in walk(value):
+        deepest = max(deepest, level + 1 if isinstance(item, dict | list | tuple) else level)
+    return deepest
+
+
+def walk(value: Any) -> Iterator[tuple[Any, int]]:
+    """`value` and every value inside it (object members' values, list items), each with how many
+    containers hold it, without recursion; a container comes before what it holds."""
     stack: list[tuple[Any, int]] = [(value, 0)]
     while stack:
         item, level = stack.pop()
+        yield item, level
         if isinstance(item, dict):
-            children: Any = item.values()
+            stack.extend((child, level + 1) for child in item.values())
         elif isinstance(item, list | tuple):
-            children = item
-        else:
-            deepest = max(deepest, level)
-            continue
-        deepest = max(deepest, level + 1)
-        stack.extend((child, level + 1) for child in children)
-    return deepest
+            stack.extend((child, level + 1) for child in item)
 
 
 # -- parsing ---------------------------------------------------------------------------------------
