@@ -19,6 +19,7 @@ from urllib.parse import unquote
 
 from app.engine.oauth.settings import OAuthSettings
 from app.engine.safety import deep_json
+from app.engine.safety.redact import learn_secrets
 
 BEARER_ENV = "TASKSCOPE_BEARER"
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
@@ -236,12 +237,15 @@ _VARIABLE = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
 def _expand(value: str, where: str) -> str:
-    """Expand `${NAME}`, `${env:NAME}` and `${NAME:-default}` from the environment."""
+    """Expand `${NAME}`, `${env:NAME}` and `${NAME:-default}` from the environment; each value
+    taken from it is a secret from then on (`learn_secrets`), whatever header, URL or argument
+    it lands in."""
 
     def substitute(match: re.Match[str]) -> str:
         name, default = match.group(1), match.group(2)
         found = os.environ.get(name)
         if found is not None:
+            learn_secrets(found, lasting=True)
             return found
         if default is not None:
             return default
