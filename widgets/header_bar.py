@@ -180,18 +180,20 @@ class HeaderBar(Widget):
         return line
 
     def _connection_text(self, state: HeaderState) -> Text:
-        """` · ● connected` (or replay, or reconnecting with its note), and read-only."""
+        """` · ● connected` (or replay), the source's note (reconnecting, or a replay's skipped
+        lines), and read-only."""
         line = Text(no_wrap=True)
         info = state.info
         line.append(" · ", _MUTED)
         if info is not None and info.replay:
-            line.append("▶ replay", self._style("text-accent"))
+            style = self._style("text-accent")
+            line.append("▶ replay", style)
         else:
             glyph = _STATE_GLYPH.get(state.connection, "·")
             style = self._style(_STATE_STYLE[state.connection])
             line.append(f"{glyph} {state.connection}", style)
-            if state.connection_note:
-                line.append(f": {one_line(state.connection_note, 80)}", style)
+        if state.connection_note:
+            line.append(f": {one_line(state.connection_note, 80)}", style)
         if info is not None and info.readonly:
             line.append(" read-only", self._style("text-warning"))
         return line

@@ -14,12 +14,15 @@ from app.engine.record.replay import RecordingError, read_recording
 
 
 def tasks_export(export: ExportOptions, out: Output) -> int:
-    """Print the export of the named tasks; an unknown id or unreadable file is a usage error."""
+    """Print the export of the named tasks; an unknown id or unreadable file is a usage error, and
+    each line of the file that is not a recording entry is named on stderr."""
     path = export.from_recording
     try:
         recording = read_recording(path)
     except RecordingError as exc:
         raise usage_error(f"--from-recording: {exc}") from exc
+    for line in recording.skipped_lines():
+        out.note(f"--from-recording: {line}")
     found = {given: recording.keys_of(given) for given in export.task_ids}
     missing = [given for given, keys in found.items() if not keys]
     if missing:

@@ -137,6 +137,8 @@ def _open_replay(replay: ReplayOptions, out: Output) -> int:
         error = usage_error(f"replay: {exc}")
         out.error(error)
         return error.exit_code
+    for line in recording.skipped_lines():
+        out.note(f"replay: {line}")
     return run_replay(replay.file, recording, speed=replay.speed)
 
 

@@ -5,15 +5,17 @@
 `{"keymap": {"binding-id": "key"}, "theme": "name", "bell": true, "toasts": true,
 "timeline": 200, "rpc_log": 2000}`. `timeline` bounds each task's kept history of states and
 `rpc_log` the frames the RPC log keeps, so memory stays flat however long the inspector runs.
-A missing file means defaults; a broken one is reported, never fatal.
+A missing file means defaults; a broken one (nested past any recursion limit too) is reported,
+never fatal.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from app.engine.safety import deep_json
 
 CONFIG_ENV = "TASKSCOPE_CONFIG"
 DEFAULT_TIMELINE = 200
@@ -57,7 +59,7 @@ def load_config(path: Path | None = None) -> TuiConfig:
     except OSError as exc:
         return TuiConfig(problems=(f"cannot read {where}: {exc.strerror or exc}",))
     try:
-        document = json.loads(text)
+        document = deep_json.loads(text)  # any nesting, any integer: the checks below name them
     except ValueError as exc:
         return TuiConfig(problems=(f"{where} is not valid JSON: {exc}",))
     if not isinstance(document, dict):

@@ -76,6 +76,15 @@ class ReplaySource(RecordedSource):
             event = entry.event
             self._on_event(event if server is None else self._renamer.event(server, event))
 
+    def connection_note(self) -> str | None:
+        """How many lines of the file were skipped as bad, and the first of them (the command
+        named each on stderr)."""
+        recording = self.recording
+        if not recording.problems:
+            return None
+        noun = "line" if recording.skipped == 1 else "lines"
+        return f"skipped {recording.skipped:,} bad {noun} ({recording.problems[0]})"
+
     def servers(self) -> Sequence[str]:
         return tuple(self._servers)
 

@@ -3,8 +3,9 @@
 On start the App adopts every id still listed for the server, so a restart resumes watching the
 live ones; ids the server no longer knows are shown once as expired or forgotten, then dropped.
 The file is small JSON (`known-tasks.json`); a broken file is treated as empty, never fatal. Server
-keys never hold a URL's `user:password@`: a file written by an older taskscope that has one is
-rewritten without it as soon as it is read.
+keys never hold a URL's `user:password@` nor a learned secret (a value a config took from the
+environment): a file written by an older taskscope that has one is rewritten without it as soon
+as it is read.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 
 from app.engine.paths import data_dir
 from app.engine.rpc.targets import without_userinfo
+from app.engine.safety.redact import hide_learned
 from app.engine.tasks.server_keys import row_key, split_key
 
 FILE_NAME = "known-tasks.json"
@@ -67,8 +69,8 @@ class KnownTasks:
             self._write(kept)
 
     def _read_scrubbed(self) -> tuple[dict[str, Any], bool]:
-        """The file's document with `user:password@` taken out of every server key (the entries of
-        keys that then coincide are merged), and whether there was any to take out."""
+        """The file's document with `user:password@` and learned secrets taken out of every server
+        key (the entries of keys that then coincide are merged), and whether there was any."""
         try:
             document = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -77,7 +79,9 @@ class KnownTasks:
             return {}, False
         scrubbed: dict[str, Any] = {}
         for key, entries in document.items():
-            clean = "url:" + without_userinfo(key[4:]) if key.startswith("url:") else key
+            clean = hide_learned(
+                "url:" + without_userinfo(key[4:]) if key.startswith("url:") else key
+            )
             if clean in scrubbed and isinstance(entries, list):
                 earlier = scrubbed[clean]
                 entries = [*(earlier if isinstance(earlier, list) else []), *entries]

@@ -145,6 +145,14 @@ def test_config_file_problems_are_reported_not_fatal(tmp_path: Path) -> None:
     broken.write_text("{nope")
     assert "not valid JSON" in load_config(broken).problems[0]
     assert load_config(tmp_path / "missing.json") == TuiConfig()
+    deep = tmp_path / "deep.json"
+    deep.write_text(
+        '{"keymap": ' + "[" * 100_000 + "]" * 100_000 + ', "timeline": ' + "9" * 5000 + "}"
+    )
+    assert load_config(deep).problems == (
+        "keymap must be an object of binding id to key",
+        "timeline must be a whole number from 1 to 1,000,000",
+    )
 
 
 async def test_sort_keys_say_in_words_which_come_first_and_poll_now() -> None:

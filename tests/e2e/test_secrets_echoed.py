@@ -26,7 +26,7 @@ from app.cli.output import CliError, Output
 from app.cli.prompts import Prompter
 from app.cli.session import OutputLog
 from app.engine.record.export import render, task_lives
-from app.engine.record.recorder import Recorder, redactor_for
+from app.engine.record.recorder import Recorder, redactor_for, server_key
 from app.engine.record.replay import read_recording
 from app.engine.rpc.connection import Connection
 from app.engine.rpc.rpc_types import Frame, RpcError
@@ -364,3 +364,77 @@ def test_known_tasks_of_an_older_run_lose_the_url_password(tmp_path: Path) -> No
     assert json.loads(path.read_text()) == {
         "url:http://h:9/mcp": [{"id": "t-1", "tool": "echo"}, {"id": "t-2", "tool": None}]
     }
+
+
+# -- a value a config file takes from the environment -------------------------------------------
+
+ENV_KEY = "sk-env-OMEGA5533-k9"
+"""What `MY_API_KEY` holds: the config puts it in a header and in the URL's query."""
+
+
+def env_config(server: str, folder: Path) -> Path:
+    """A config whose server takes its key from `${MY_API_KEY}`, as a header and a URL query."""
+    entry = {
+        "url": f"{server}/mcp?api_key=${{MY_API_KEY}}",
+        "headers": {"X-Api-Key": "${MY_API_KEY}"},
+    }
+    config = folder / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"echo": entry}}))
+    return config
+
+
+def test_a_config_value_from_the_environment_is_never_printed_nor_kept(
+    server: str, tmp_path: Path
+) -> None:
+    """No `--redact`: the value is a secret because it came from the environment."""
+    config = env_config(server, tmp_path)
+    env = clean_env(MY_API_KEY=ENV_KEY)
+    record, trace = tmp_path / "rec.ndjson", tmp_path / "trace.ndjson"
+    target = ("--config", str(config), "--server", "echo")
+    call = ("tools", "call", *target, "--tool-name", "echo", "--task", "--task-watch")
+    run = run_cli(*call, "--record", str(record), "--trace-frames", str(trace), env=env)
+    assert run.code == 0, run.stderr
+    (task_id,) = read_recording(record).task_ids
+    exports = [
+        run_cli("tasks", "export", "--task-id", task_id, "--from-recording", str(record), *f)
+        for f in (("--format", "md"), ("--format", "json"))
+    ]
+    listed = run_cli("servers", "--config", str(config), env=env)
+    failed = run_cli("tools", "call", *target, "--tool-name", "fail", env=env)
+    assert all(export.code == 0 for export in exports) and listed.code == 0
+    assert failed.code == 1 and REDACTED in failed.error["message"]
+    recording = read_recording(record)
+    assert recording.info is not None and REDACTED in recording.info.server_key
+    texts = [run.stdout, run.stderr, record.read_text(), trace.read_text(), listed.stdout]
+    texts += [listed.stderr, failed.stdout, failed.stderr]
+    texts += [export.stdout + export.stderr for export in exports]
+    for text in texts:
+        assert "OMEGA5533" not in text, text[:300]
+    assert {"x-api-key": ENV_KEY} in received(server)
+
+
+async def test_the_inspector_keeps_no_config_value_from_the_environment(
+    server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The known-tasks file keys each server by its URL: a key taken from the environment is kept
+    there redacted (also where an older run wrote it whole), and the same key finds the tasks on
+    the next run."""
+    monkeypatch.setenv("MY_API_KEY", ENV_KEY)
+    config = env_config(server, tmp_path)
+    target = load_config_target(str(config), "echo")
+    older = {f"url:{server}/mcp?api_key={ENV_KEY}": [{"id": "t-older", "tool": None}]}
+    path = KnownTasks("").path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(older))
+    app = TaskscopeApp(LiveSource(target))
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot)
+        await app.create_task(CreateRequest("echo", {}, None, True))
+        await wait_for(pilot, lambda: created(app) and by_tool(app, "echo").settled)
+        shown = app.export_screenshot()
+        assert app.info is not None
+        key = app.info.server_key
+    known = known_file()
+    assert by_tool(app, "echo").task_id in known and REDACTED in key
+    assert "OMEGA5533" not in shown + known + key
+    assert KnownTasks(key).load() and server_key(load_config_target(str(config), "echo")) == key

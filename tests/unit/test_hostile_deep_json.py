@@ -45,7 +45,9 @@ def test_deeper_than_the_recursion_limit_round_trips() -> None:
     assert deep_json.depth(value) == 5000
     assert deep_json.dumps(value, separators=(",", ":")) == text
     pretty = deep_json.dumps(value, indent=1)
-    assert pretty.count("\n") == 2 * 5000 and pretty.endswith("\n}")
+    assert pretty.count("\n") == 2 * deep_json.MAX_INDENTED_LEVELS + 1 and pretty.endswith("\n}")
+    compact = deep_json.dumps(deep_json.loads(pretty), separators=(",", ":"))
+    assert compact == text  # past the indented levels, written compact
 
 
 @pytest.mark.parametrize("bad", ['{"a":1', "[1,]", '{"a" 1}', "", "[1] x", "{,}", "[1 2]", "nul"])

@@ -18,7 +18,7 @@ from app.engine.oauth.store import CredentialStore
 from app.engine.rpc.correlation import Correlator
 from app.engine.rpc.transports.base import TransportError
 from app.engine.rpc.transports.http_auth import challenge_of
-from app.engine.safety.redact import REDACTED, Redactor, learn_secrets
+from app.engine.safety.redact import MAX_LEARNED_SECRETS, REDACTED, Redactor, learn_secrets
 
 SERVER = "https://mcp.example/mcp"
 
@@ -125,6 +125,17 @@ def test_learned_secrets_are_hidden_by_every_redactor() -> None:
     learn_secrets(secret, None, "")
     assert Redactor().text(f'{{"t": "{secret}"}}') == f'{{"t": "{REDACTED}"}}'
     assert Redactor.build(["x-key"]).value({"k": [secret]}) == {"k": [REDACTED]}
+
+
+def test_a_lasting_secret_outlives_any_number_of_refreshed_tokens() -> None:
+    """A value a config took from the environment stays hidden however many tokens a long run
+    refreshes; the tokens themselves are kept only as the latest `MAX_LEARNED_SECRETS`."""
+    learn_secrets("from-env-7c1e", lasting=True)
+    tokens = [f"refreshed-token-{number:04d}" for number in range(MAX_LEARNED_SECRETS + 1)]
+    for token in tokens:
+        learn_secrets(token)
+    assert Redactor().text("from-env-7c1e") == REDACTED
+    assert Redactor().text(tokens[-1]) == REDACTED and Redactor().text(tokens[0]) == tokens[0]
 
 
 def test_exchange_bodies_hide_their_secret_fields() -> None:

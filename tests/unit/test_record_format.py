@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import io
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 
+from app.engine.record.export import render, task_lives
 from app.engine.record.recorder import Recorder, redactor_for
 from app.engine.record.recording import (
     Action,
@@ -25,10 +26,17 @@ from app.engine.record.recording import (
 from app.engine.record.replay import RecordingError, parse_recording, play, read_recording
 from app.engine.rpc.rpc_types import Frame
 from app.engine.rpc.targets import url_target
+from app.engine.safety import deep_json
 from app.engine.safety.redact import REDACTED, Redactor
 from app.engine.tasks.contract import TasksCapabilities
 from app.engine.tasks.events import NextPoll, TaskEvent
 from app.engine.tasks.models import InputKind, InputRequest, Task
+from tests.support.hostile_files import (
+    BAD_RECORDING_LINES,
+    FIRST_BAD_LINE,
+    RECORDING,
+    hostile_recording,
+)
 
 SECRET = "tok-9f8e7d6c5b4a"
 
@@ -338,3 +346,53 @@ def test_a_server_name_is_never_redacted_even_when_a_secret_holds_it() -> None:
     recording = parse_recording(sink.getvalue().splitlines())
     assert recording.actions[0].server == "staging"
     assert recording.servers == ("staging",)
+
+
+def test_each_hostile_line_is_skipped_and_named_and_the_rest_reads_as_without_it(
+    tmp_path: Path,
+) -> None:
+    recording = read_recording(hostile_recording(tmp_path))
+    reasons = list(BAD_RECORDING_LINES.values())
+    assert len(recording.problems) == len(reasons)
+    for number, (problem, (_, why)) in enumerate(zip(recording.problems, reasons, strict=True)):
+        assert problem.startswith(f"line {FIRST_BAD_LINE + number}: ") and why in problem
+    assert recording.entries == read_recording(RECORDING).entries
+
+
+def test_a_field_of_any_nesting_is_read_without_recursion() -> None:
+    deep = deep_json.loads("[" * 100_000 + "]" * 100_000)
+    event = {**event_line(an_event("transition")), "at": 5.0}
+    event["event"] = {**event["event"], "taskId": deep}
+    frame = frame_line(a_frame())
+    frame["frame"] = {**frame["frame"], "headers": {"x": deep}}
+    session = {
+        "type": "session",
+        "at": 1.0,
+        "server": {"name": deep},
+        "capabilities": {"wire": "none"},
+    }
+    read_event, read_frame, opened = decode(event), decode(frame), decode(session)
+    assert isinstance(read_event, RecordedEvent) and read_event.event.task_id == ""
+    assert isinstance(read_frame, RecordedFrame) and read_frame.frame.headers == {"x": ""}
+    assert isinstance(opened, Opened) and opened.info.server_name == ""
+
+
+def test_a_recording_larger_than_its_bound_is_refused_naming_the_bound(tmp_path: Path) -> None:
+    size = RECORDING.stat().st_size
+    assert read_recording(RECORDING, max_bytes=size).entries
+    with pytest.raises(RecordingError, match=f"{size - 1:,} bytes.*TASKSCOPE_MAX_RECORDING"):
+        read_recording(RECORDING, max_bytes=size - 1)
+    endless = tmp_path / "one-line.ndjson"
+    endless.write_text(json.dumps({"type": "header", "at": 1}) + " " * 10_000)
+    with pytest.raises(RecordingError, match="larger than"):
+        read_recording(endless, max_bytes=1_000)
+
+
+def test_an_export_shows_a_creation_time_no_date_can_hold_and_any_nesting() -> None:
+    ancient = datetime(1, 1, 1, tzinfo=timezone(timedelta(hours=14)))
+    deep = deep_json.loads("[" * 100_000 + "]" * 100_000)
+    task = TASK.model_copy(update={"created_at": ancient, "result": {"deep": deep}})
+    lives = task_lives([RecordedEvent(5.0, TaskEvent("result", "t-1", task, 5.0, "poll"))], ["t-1"])
+    assert "| Created | -62135647200.000 s since the epoch |" in render(lives, "md")
+    exported = deep_json.loads(render(lives, "json"))["tasks"][0]["result"]["deep"]
+    assert deep_json.depth(exported) == 100_000

@@ -8,7 +8,6 @@ are deterministic for a given recording, and every server string in the Markdown
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -16,7 +15,16 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from app.engine.record.history import LifeStep
-from app.engine.record.recording import Action, Entry, Opened, RecordedEvent, SessionInfo
+from app.engine.record.recording import (
+    LATEST_MOMENT,
+    Action,
+    Entry,
+    Opened,
+    RecordedEvent,
+    SessionInfo,
+    field_text,
+)
+from app.engine.safety import deep_json
 from app.engine.safety.sanitize import clean_text
 from app.engine.tasks.models import Task
 from app.engine.tasks.server_keys import task_key
@@ -137,12 +145,13 @@ def _action_steps(entry: Action) -> list[LifeStep]:
                 entry.at,
                 "create requested",
                 "user",
-                detail=str(details.get("tool", "")) or None,
+                detail=field_text(details.get("tool")) or None,
                 arguments=arguments if isinstance(arguments, dict) else None,
             )
         ]
     if entry.action == "refused":
-        return [LifeStep(entry.at, "refused (read-only)", "user", detail=str(details.get("verb")))]
+        verb = field_text(details.get("verb"))
+        return [LifeStep(entry.at, "refused (read-only)", "user", detail=verb)]
     kind = _ACTION_KINDS.get(entry.action)
     if kind is None:
         return []
@@ -152,7 +161,7 @@ def _action_steps(entry: Action) -> list[LifeStep]:
             entry.at,
             kind,
             "user",
-            detail=str(details["key"]) if "key" in details else None,
+            detail=field_text(details["key"]) if "key" in details else None,
             answer=response if isinstance(response, dict) else None,
         )
     ]
@@ -168,7 +177,7 @@ def lives_json(lives: Sequence[TaskLife]) -> str:
         "version": EXPORT_VERSION,
         "tasks": [_life_document(life) for life in lives],
     }
-    return json.dumps(document, indent=2, ensure_ascii=True, default=str)
+    return deep_json.dumps(document, indent=2, ensure_ascii=True, default=str)
 
 
 def _life_document(life: TaskLife) -> dict[str, Any]:
@@ -342,7 +351,7 @@ def _server_text(info: SessionInfo | None, name: str | None) -> str:
 def _code(value: Any, indent: str = "") -> list[str]:
     """A fenced JSON block; the fence is longer than any backtick run inside the text."""
     text = clean_text(
-        json.dumps(value, indent=2, ensure_ascii=False, default=str), allow_newlines=True
+        deep_json.dumps(value, indent=2, ensure_ascii=False, default=str), allow_newlines=True
     )
     fence = "```"
     while fence in text:
@@ -373,6 +382,10 @@ def _inline(text: str) -> str:
 
 
 def _iso(at: float) -> str:
+    """`at` as an ISO 8601 UTC time; one no date holds (a server's `createdAt` of the year 1 in
+    a zone east of UTC) as its seconds since the epoch."""
+    if not 0 <= at <= LATEST_MOMENT:
+        return f"{at:.3f} s since the epoch"
     return datetime.fromtimestamp(at, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 

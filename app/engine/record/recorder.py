@@ -35,7 +35,7 @@ from app.engine.record.recording import (
 )
 from app.engine.rpc.rpc_types import Frame, ServerInfo
 from app.engine.rpc.targets import HttpTarget, Target
-from app.engine.safety.redact import Redactor
+from app.engine.safety.redact import Redactor, hide_learned
 from app.engine.safety.unsafe_chars import safe_json
 from app.engine.tasks.contract import TasksCapabilities
 from app.engine.tasks.events import TaskEvent
@@ -49,10 +49,12 @@ EventSink = Callable[[TaskEvent], None]
 
 
 def server_key(target: Target) -> str:
-    """A stable name for a server across runs: its URL, or its command line."""
+    """A stable name for a server across runs: its URL, or its command line, with every learned
+    secret (a value its config took from the environment) redacted, so it can be kept in a file
+    and stays the same when the secret changes."""
     if isinstance(target, HttpTarget):
-        return f"url:{target.url}"
-    return "command:" + " ".join(target.command)
+        return hide_learned(f"url:{target.url}")
+    return hide_learned("command:" + " ".join(target.command))
 
 
 def session_info(

@@ -20,6 +20,7 @@ names its server (`serverName`), and its task ids are that server's own.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
@@ -38,6 +39,9 @@ SERVER_NAME_KEY = "serverName"
 """The key naming the server of a line, when the session watched several."""
 MAX_SERVER_NAME = 200
 """A recorded server name longer than this is cut (a hand-edited or hostile file)."""
+LATEST_MOMENT = 253_402_300_799.0
+"""9999-12-31 23:59:59 UTC, the last second a `datetime` holds: a recorded time (an `at`, a next
+poll) past it, or before 1970, is no time any clock or export could show."""
 
 _EVENT_KINDS: frozenset[str] = frozenset(get_args(EventKind))
 _SOURCES: frozenset[str] = frozenset(get_args(Source))
@@ -230,26 +234,27 @@ def decode(line: Any) -> Entry:
     if not isinstance(line, dict):
         raise BadLine("not a JSON object")
     kind = line.get("type")
-    at = line.get("at")
-    if not isinstance(at, int | float) or isinstance(at, bool):
+    at = _number(line.get("at"), "at")
+    if at is None:
         raise BadLine("missing or non-numeric `at`")
+    _check_moment(at, "`at`")
     server = _server(line.get(SERVER_NAME_KEY))
     try:
         if kind == "header":
-            return _header(line, float(at))
+            return _header(line, at)
         if kind == "session":
-            return Opened(float(at), _session(line), server)
+            return Opened(at, _session(line), server)
         if kind == "frame":
-            return RecordedFrame(float(at), _frame(_object(line, "frame"), float(at)), server)
+            return RecordedFrame(at, _frame(_object(line, "frame"), at), server)
         if kind == "event":
-            return RecordedEvent(float(at), _event(_object(line, "event"), float(at)), server)
+            return RecordedEvent(at, _event(_object(line, "event"), at), server)
         if kind == "action":
-            return _action(line, float(at), server)
+            return _action(line, at, server)
     except (ValidationError, TypeError, ValueError) as exc:
         if isinstance(exc, BadLine):
             raise
         raise BadLine(f"{kind} line: {exc}") from exc
-    raise BadLine(f"unknown line type {kind!r}")
+    raise BadLine(f"unknown line type {_shown(kind)}")
 
 
 def _header(line: dict[str, Any], at: float) -> Header:
@@ -257,13 +262,13 @@ def _header(line: dict[str, Any], at: float) -> Header:
         raise BadLine(f"not a {FORMAT} header")
     version = line.get("version")
     if not isinstance(version, int) or version > VERSION:
-        raise BadLine(f"recording format version {version!r} is newer than this taskscope")
+        raise BadLine(f"recording format version {_shown(version)} is newer than this taskscope")
     command = line.get("command")
     servers = line.get("servers")
     names = servers if isinstance(servers, list) else []
     return Header(
         at,
-        str(line.get("face", "")),
+        field_text(line.get("face")),
         command if isinstance(command, str) else None,
         tuple(dict.fromkeys(name for name in map(_server, names) if name is not None)),
     )
@@ -282,7 +287,7 @@ def _session(line: dict[str, Any]) -> SessionInfo:
     declared = _object(line, "capabilities")
     wire = declared.get("wire")
     if wire not in ("legacy", "extension", "none"):
-        raise BadLine(f"unknown tasks wire {wire!r}")
+        raise BadLine(f"unknown tasks wire {_shown(wire)}")
     capabilities = TasksCapabilities(
         wire=wire,
         tool_calls=declared.get("toolCalls") is True,
@@ -292,13 +297,13 @@ def _session(line: dict[str, Any]) -> SessionInfo:
         inline_result=declared.get("inlineResult") is True,
     )
     return SessionInfo(
-        server_name=str(server.get("name", "")),
-        server_version=str(server.get("version", "")),
-        transport=str(server.get("transport", "")),
-        protocol_version=str(server.get("protocolVersion", "")),
+        server_name=field_text(server.get("name")),
+        server_version=field_text(server.get("version")),
+        transport=field_text(server.get("transport")),
+        protocol_version=field_text(server.get("protocolVersion")),
         capabilities=capabilities,
-        label=str(server.get("label", "")),
-        server_key=str(server.get("serverKey", "")),
+        label=field_text(server.get("label")),
+        server_key=field_text(server.get("serverKey")),
         readonly=line.get("readonly") is True,
         era=era if isinstance(era := line.get("era"), dict) else {},
     )
@@ -307,7 +312,7 @@ def _session(line: dict[str, Any]) -> SessionInfo:
 def _frame(body: dict[str, Any], at: float) -> Frame:
     direction = body.get("direction")
     if direction not in ("in", "out"):
-        raise BadLine(f"frame direction {direction!r}")
+        raise BadLine(f"frame direction {_shown(direction)}")
     message = body.get("message")
     headers = body.get("headers")
     rpc_id = body.get("id")
@@ -320,9 +325,9 @@ def _frame(body: dict[str, Any], at: float) -> Frame:
         rpc_id=rpc_id if isinstance(rpc_id, str | int) and not isinstance(rpc_id, bool) else None,
         task_id=_text(body.get("taskId")),
         reason=_text(body.get("reason")),
-        latency_ms=_number(body.get("latencyMs")),
+        latency_ms=_number(body.get("latencyMs"), "latencyMs"),
         http_status=_integer(body.get("httpStatus")),
-        headers={str(k): str(v) for k, v in headers.items()} if isinstance(headers, dict) else {},
+        headers={k: field_text(v) for k, v in headers.items()} if isinstance(headers, dict) else {},
         error=_text(body.get("error")),
         exchange=_integer(body.get("exchange")),
         purpose=_text(body.get("purpose")),
@@ -335,14 +340,14 @@ def _event(body: dict[str, Any], at: float) -> TaskEvent:
     kind = body.get("kind")
     source = body.get("source")
     if kind not in _EVENT_KINDS:
-        raise BadLine(f"unknown event kind {kind!r}")
+        raise BadLine(f"unknown event kind {_shown(kind)}")
     if source not in _SOURCES:
-        raise BadLine(f"unknown event source {source!r}")
+        raise BadLine(f"unknown event source {_shown(source)}")
     task = body.get("task")
     request = body.get("inputRequest")
     return TaskEvent(
         kind=kind,
-        task_id=str(body.get("taskId", "")),
+        task_id=field_text(body.get("taskId")),
         task=Task.model_validate(task) if isinstance(task, dict) else None,
         at=at,
         source=source,
@@ -358,10 +363,11 @@ def _next_poll(value: Any, at: float) -> NextPoll | None:
     """The recorded delay and term; `due` is only meaningful live, so it becomes `at + delay`."""
     if not isinstance(value, dict):
         return None
-    delay = _number(value.get("delay"))
+    delay = _number(value.get("delay"), "nextPoll.delay")
     term = value.get("term")
     if delay is None or term not in _TERMS:
         return None
+    _check_moment(at + delay, "the next poll (`nextPoll.delay`)")
     return NextPoll(due=at + delay, delay=delay, term=term)
 
 
@@ -390,10 +396,41 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _number(value: Any) -> float | None:
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
-    return None
+def field_text(value: Any) -> str:
+    """A recorded field read as text: a string as it is, a number as Python writes it, anything
+    else (missing, `null`, an object or a list of any depth) empty."""
+    if isinstance(value, str):
+        return value
+    return str(value) if isinstance(value, int | float) else ""
+
+
+def _shown(value: Any) -> str:
+    """A recorded value as a reason names it: a string or number quoted, cut to 40 characters;
+    anything else (of any depth) by its kind."""
+    if isinstance(value, str | int | float):
+        text = repr(field_text(value))
+        return text if len(text) <= 40 else text[:39] + "…"
+    return "null" if value is None else "an object" if isinstance(value, dict) else "a list"
+
+
+def _number(value: Any, name: str) -> float | None:
+    """A recorded number as a float (None: not a number); raises BadLine for one no float holds
+    (10^400, `1e999`, `NaN`)."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if not math.isfinite(number):
+        raise BadLine(f"`{name}` is not a finite number")
+    return number
+
+
+def _check_moment(at: float, what: str) -> None:
+    """Raise BadLine when `at` is no time between 1970 and `LATEST_MOMENT`."""
+    if not 0 <= at <= LATEST_MOMENT:
+        raise BadLine(f"{what} is {at:g} s since 1970: not a time in the years 1970 to 9999")
 
 
 def _integer(value: Any) -> int | None:

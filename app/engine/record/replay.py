@@ -1,23 +1,23 @@
 """Reading a recording back and playing it: `taskscope replay FILE` and exports from a recording.
 
-`read_recording` parses an NDJSON recording (see `recording.py`); lines it cannot use are skipped
-and listed in `problems`, so a recording cut short by a crash still replays. `play` delivers the
-frames and events in their recorded order, at the original pace divided by `speed`, or all at
-once when `speed` is None.
+`read_recording` parses an NDJSON recording (see `recording.py`) of at most
+`TASKSCOPE_MAX_RECORDING` bytes; lines it cannot use (cut short by a crash, or hand-made to break a
+reader: nested past any recursion limit, numbers no float holds) are skipped and named in
+`problems`, and the rest still replays. `play` delivers the frames and events in their recorded
+order, at the original pace divided by `speed`, or all at once when `speed` is None.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from app.engine.record.export import latest_server
 from app.engine.record.recording import (
     Action,
-    BadLine,
     Entry,
     Header,
     RecordedEvent,
@@ -26,10 +26,16 @@ from app.engine.record.recording import (
     decode,
 )
 from app.engine.rpc.rpc_types import Frame
+from app.engine.safety import deep_json
+from app.engine.safety.limits import ENVIRONMENT, configured
+from app.engine.safety.sanitize import clean_text
 from app.engine.tasks.events import TaskEvent
 from app.engine.tasks.server_keys import task_key
 
 MAX_PROBLEMS = 20
+"""Skipped lines named one by one; the rest are counted."""
+MAX_REASON_CHARS = 200
+"""A skipped line's reason is cut to this (a validation error may quote the line's values)."""
 MAX_RECORDED_SERVERS = 256
 """Server names read from one file at most (a hand-edited one may list any number)."""
 
@@ -44,6 +50,17 @@ class Recording:
 
     entries: tuple[Entry, ...]
     problems: tuple[str, ...] = ()
+    """Each skipped line's number and why (the first `MAX_PROBLEMS`)."""
+    skipped: int = 0
+    """How many lines were skipped in all."""
+
+    def skipped_lines(self) -> list[str]:
+        """One line per skipped line ("skipped line 6: not a JSON object"), then how many more
+        there were past the first `MAX_PROBLEMS`."""
+        lines = [f"skipped {problem}" for problem in self.problems]
+        if self.skipped > len(self.problems):
+            lines.append(f"skipped {self.skipped - len(self.problems):,} more bad lines")
+        return lines
 
     @property
     def info(self) -> SessionInfo | None:
@@ -104,26 +121,44 @@ def parse_recording(lines: Iterable[str]) -> Recording:
     """Decode recording lines; a blank line is ignored, a bad one skipped and reported."""
     entries: list[Entry] = []
     problems: list[str] = []
+    skipped = 0
     for number, text in enumerate(lines, start=1):
         if not text.strip():
             continue
         try:
-            entries.append(decode(json.loads(text)))
-        except (ValueError, BadLine) as exc:
+            entries.append(decode(deep_json.loads(text)))
+        except ValueError as exc:  # malformed JSON, or a BadLine
+            skipped += 1
             if len(problems) < MAX_PROBLEMS:
-                problems.append(f"line {number}: {exc}")
+                problems.append(f"line {number}: {clean_text(exc, max_len=MAX_REASON_CHARS)}")
     if not any(isinstance(entry, Header) for entry in entries):
         raise RecordingError("no taskscope recording header found")
-    return Recording(tuple(entries), tuple(problems))
+    return Recording(tuple(entries), tuple(problems), skipped)
 
 
-def read_recording(path: str | Path) -> Recording:
-    """Read and decode the recording at `path`; raises RecordingError when there is none."""
+def read_recording(path: str | Path, max_bytes: int | None = None) -> Recording:
+    """Read and decode the recording at `path`, of at most `max_bytes` (default: the
+    `TASKSCOPE_MAX_RECORDING` bound); raises RecordingError when there is none, or it is larger."""
+    limit = configured().recording_bytes if max_bytes is None else max_bytes
     try:
-        with Path(path).expanduser().open(encoding="utf-8", errors="replace") as file:
-            return parse_recording(file)
+        with Path(path).expanduser().open("rb") as file:
+            return parse_recording(_lines(file, limit, path))
     except OSError as exc:
         raise RecordingError(f"cannot read {path}: {exc.strerror or exc}") from exc
+
+
+def _lines(file: BinaryIO, limit: int, path: str | Path) -> Iterator[str]:
+    """The file's lines as text (bad UTF-8 replaced); raises RecordingError once it holds more
+    than `limit` bytes, having read at most one byte more."""
+    left = limit
+    while line := file.readline(left + 1):
+        left -= len(line)
+        if left < 0:
+            raise RecordingError(
+                f"{path} is larger than {limit:,} bytes, the bound on a recording read "
+                f"({ENVIRONMENT['recording_bytes']} raises it)"
+            )
+        yield line.decode("utf-8", errors="replace")
 
 
 Sleep = Callable[[float], Awaitable[None]]

@@ -7,7 +7,6 @@ files) into frozen `Target` values and raises `TargetError` with a message fit f
 from __future__ import annotations
 
 import base64
-import json
 import os
 import re
 import shlex
@@ -19,8 +18,15 @@ from typing import Any, Literal
 from urllib.parse import unquote
 
 from app.engine.oauth.settings import OAuthSettings
+from app.engine.safety import deep_json
+from app.engine.safety.redact import learn_secrets
 
 BEARER_ENV = "TASKSCOPE_BEARER"
+MAX_CONFIG_BYTES = 4 * 1024 * 1024
+"""A client config file larger than this is refused: one of a hundred servers takes some 20 KB."""
+MAX_CONFIG_LEVELS = 32
+"""A client config nesting deeper than this is refused: a real one nests four levels (the file,
+its servers, an entry, its headers)."""
 HttpTransportKind = Literal["streamable", "sse"]
 
 
@@ -231,12 +237,15 @@ _VARIABLE = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
 def _expand(value: str, where: str) -> str:
-    """Expand `${NAME}`, `${env:NAME}` and `${NAME:-default}` from the environment."""
+    """Expand `${NAME}`, `${env:NAME}` and `${NAME:-default}` from the environment; each value
+    taken from it is a secret from then on (`learn_secrets`), whatever header, URL or argument
+    it lands in."""
 
     def substitute(match: re.Match[str]) -> str:
         name, default = match.group(1), match.group(2)
         found = os.environ.get(name)
         if found is not None:
+            learn_secrets(found, lasting=True)
             return found
         if default is not None:
             return default
@@ -293,20 +302,41 @@ def _config_servers(path: str) -> dict[str, Any]:
 
     Reads `{"mcpServers": {...}}` (Claude Desktop, Cursor) and `{"servers": {...}}` (VS Code).
     """
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise TargetError(f"cannot read config {path}: {exc.strerror or exc}") from exc
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise TargetError(f"{path} is not valid JSON: {exc}") from exc
+    document = _config_document(path)
     servers: Any = None
     if isinstance(document, dict):
         servers = document.get("mcpServers", document.get("servers"))
     if not isinstance(servers, dict):
         raise TargetError(f"{path} has no 'mcpServers' or 'servers' object")
     return servers
+
+
+def _config_document(path: str) -> Any:
+    """The JSON document of a client config file; a TargetError naming the file when it cannot
+    be read, or is larger, deeper or holds a longer integer than any client config."""
+    try:
+        with Path(path).open("rb") as file:
+            raw = file.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise TargetError(f"cannot read config {path}: {exc.strerror or exc}") from exc
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise TargetError(f"{path} is larger than {MAX_CONFIG_BYTES:,} bytes: not a client config")
+    try:
+        document = deep_json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise TargetError(f"{path} is not UTF-8 text: {exc.reason} at byte {exc.start}") from exc
+    except ValueError as exc:
+        raise TargetError(f"{path} is not valid JSON: {exc}") from exc
+    for value, level in deep_json.walk(document):
+        if level > MAX_CONFIG_LEVELS:
+            raise TargetError(
+                f"{path} nests more than {MAX_CONFIG_LEVELS} levels deep: not a client config"
+            )
+        if isinstance(value, deep_json.LongInteger):
+            raise TargetError(
+                f"{path} holds an integer of {len(value.lstrip('-')):,} digits: not a client config"
+            )
+    return document
 
 
 def _unknown_server(path: str, server: str, servers: dict[str, Any]) -> TargetError:

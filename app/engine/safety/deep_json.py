@@ -31,6 +31,11 @@ _CONSTANTS: dict[str, Any] = {
 }
 
 
+MAX_INDENTED_LEVELS = 1_000
+"""Levels `dumps` indents; deeper ones are written compact. Indenting costs the square of the
+depth: 100,000 levels would take some 10^10 spaces, 1,000 take a few million."""
+
+
 class LongInteger(str):
     """An integer literal too long for Python's int-string limit, kept as its digits.
 
@@ -99,19 +104,22 @@ def dumps_utf8(
 def depth(value: Any) -> int:
     """How deeply containers nest in `value` (a scalar is 0, `[]` is 1), without recursion."""
     deepest = 0
+    for item, level in walk(value):
+        deepest = max(deepest, level + 1 if isinstance(item, dict | list | tuple) else level)
+    return deepest
+
+
+def walk(value: Any) -> Iterator[tuple[Any, int]]:
+    """`value` and every value inside it (object members' values, list items), each with how many
+    containers hold it, without recursion; a container comes before what it holds."""
     stack: list[tuple[Any, int]] = [(value, 0)]
     while stack:
         item, level = stack.pop()
+        yield item, level
         if isinstance(item, dict):
-            children: Any = item.values()
+            stack.extend((child, level + 1) for child in item.values())
         elif isinstance(item, list | tuple):
-            children = item
-        else:
-            deepest = max(deepest, level)
-            continue
-        deepest = max(deepest, level + 1)
-        stack.extend((child, level + 1) for child in children)
-    return deepest
+            stack.extend((child, level + 1) for child in item)
 
 
 # -- parsing ---------------------------------------------------------------------------------------
@@ -235,7 +243,9 @@ def _encode(
     first = True
 
     def newline(level: int) -> str:
-        return "" if indent is None else "\n" + " " * (indent * level)
+        if indent is None or level > MAX_INDENTED_LEVELS:
+            return ""
+        return "\n" + " " * (indent * level)
 
     def scalar(item: Any) -> str:
         return json.dumps(item, ensure_ascii=ensure_ascii, default=default)

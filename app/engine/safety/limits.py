@@ -1,4 +1,5 @@
-"""Every bound on how much of a server's output taskscope buffers, in one place.
+"""Every bound on how much of a server's output (live, or in a recording) taskscope buffers, in
+one place.
 
 The defaults fit real servers with room to spare; each can be set for a run with an environment
 variable (sizes take a K, M or G suffix, powers of 1,024: `TASKSCOPE_MAX_BODY=256M`), and a value
@@ -36,6 +37,10 @@ weighs about two and a half times its text (60 MB of pages printed peaked at 217
 MAX_LISTING_PAGES = 1000
 """Pages of one list: a real server's catalogue or task list takes a few dozen; a server that
 pages forever in small pages stops here."""
+MAX_RECORDING_BYTES = 512 * 1024 * 1024
+"""Bytes of a recording read by `replay` and `tasks export`: it is read whole, and its entries take
+about 4.4 times the file's size in memory (measured on a 50 MiB file), so 512 MiB costs some
+2.2 GiB."""
 
 ENVIRONMENT = {
     "head_bytes": "TASKSCOPE_MAX_HEAD",
@@ -45,6 +50,7 @@ ENVIRONMENT = {
     "line_bytes": "TASKSCOPE_MAX_LINE",
     "listing_chars": "TASKSCOPE_MAX_LISTING",
     "listing_pages": "TASKSCOPE_MAX_LISTING_PAGES",
+    "recording_bytes": "TASKSCOPE_MAX_RECORDING",
 }
 """The environment variable that sets each bound."""
 _SIZE = re.compile(r"^\s*([0-9]{1,15})\s*([KMG]?)i?B?\s*$", re.IGNORECASE)
@@ -53,7 +59,8 @@ _UNITS = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """How much of a server's output the client buffers before it gives up on the server."""
+    """How much of a server's output the client buffers before it gives up on the server, and
+    of a recording before it is refused."""
 
     head_bytes: int = MAX_HEAD_BYTES
     header_fields: int = MAX_HEADER_FIELDS
@@ -62,6 +69,7 @@ class Limits:
     line_bytes: int = MAX_LINE_BYTES
     listing_chars: int = MAX_LISTING_CHARS
     listing_pages: int = MAX_LISTING_PAGES
+    recording_bytes: int = MAX_RECORDING_BYTES
 
 
 class LimitsError(ValueError):

@@ -4,8 +4,9 @@
 token, the values of those headers, the parts of a `Basic` credential) are replaced by a fixed
 marker wherever they appear — also in the forms a server or a library echoes them in: JSON-escaped,
 `repr`-quoted, percent-encoded. Secrets that appear while taskscope runs (OAuth access and refresh
-tokens, registered client secrets) are learned process-wide with `learn_secrets`, so every redactor
-hides them from then on, whichever connection, screen or recording it serves.
+tokens, registered client secrets, every value a config file takes from the environment) are
+learned process-wide with `learn_secrets`, so every redactor hides them from then on, whichever
+connection, screen or recording it serves.
 """
 
 from __future__ import annotations
@@ -45,30 +46,41 @@ class _LearnedSecrets:
 
     def __init__(self) -> None:
         self.values: dict[str, None] = {}
+        """The latest `MAX_LEARNED_SECRETS` tokens and client secrets, oldest first."""
+        self.lasting: dict[str, None] = {}
+        """Secrets kept for the whole run (values from the environment: no more than it holds)."""
         self.pattern: re.Pattern[str] | None = None
 
-    def add(self, values: Iterable[str | None]) -> None:
+    def add(self, values: Iterable[str | None], *, lasting: bool) -> None:
         stripped = (value.strip() for value in values if value)
         fresh = [
             value
             for value in stripped
-            if len(value) >= MIN_SECRET_LENGTH and value not in self.values
+            if len(value) >= MIN_SECRET_LENGTH and value not in self.values | self.lasting
         ]
         if not fresh:
             return
+        kept = self.lasting if lasting else self.values
         for value in fresh:
-            self.values[value] = None
+            kept[value] = None
         while len(self.values) > MAX_LEARNED_SECRETS:
             del self.values[next(iter(self.values))]
-        self.pattern = _pattern_of(self.values)
+        self.pattern = _pattern_of(self.values | self.lasting)
 
 
 _LEARNED = _LearnedSecrets()
 
 
-def learn_secrets(*values: str | None) -> None:
-    """Hide `values` (tokens, client secrets) in everything every redactor handles from now on."""
-    _LEARNED.add(values)
+def learn_secrets(*values: str | None, lasting: bool = False) -> None:
+    """Hide `values` (tokens, client secrets) in everything every redactor handles from now on;
+    `lasting` ones (taken from the environment) for the whole run, the others until
+    `MAX_LEARNED_SECRETS` newer ones push them out."""
+    _LEARNED.add(values, lasting=lasting)
+
+
+def hide_learned(text: str) -> str:
+    """`text` with every learned secret replaced (what no one redactor owns: a server's key)."""
+    return Redactor().text(text)
 
 
 def secret_values(headers: Mapping[str, str], names: Iterable[str] = ()) -> list[str]:
