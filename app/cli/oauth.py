@@ -2,7 +2,8 @@
 
 `login` drops the stored tokens (the client registration stays), connects, and so signs in as
 the server asks; `status` shows what is stored without connecting (issuer, client id, scopes,
-expiry, never a token); `logout` deletes everything stored for the server.
+expiry, never a token); `logout` deletes everything stored for the server. Each says, as
+`problem`, why a credential folder or file it met is not used.
 """
 
 from __future__ import annotations
@@ -26,7 +27,10 @@ async def oauth_command(options: Options, out: Output) -> int:
         raise usage_error("oauth needs --url of an HTTP server")
     store = CredentialStore(target.url)
     if options.verb == "logout":
-        out.result({"server": target.url, "removed": store.remove()})
+        removed: dict[str, Any] = {"server": target.url, "removed": store.remove()}
+        if store.problem is not None:
+            removed["problem"] = store.problem
+        out.result(removed)
         return 0
     if options.verb == "login":
         store.forget_tokens()
@@ -41,17 +45,18 @@ async def oauth_command(options: Options, out: Output) -> int:
 def status_document(store: CredentialStore) -> dict[str, Any]:
     """What is stored for the server, as `oauth status` prints it (no secret)."""
     status = store.status()
-    if status is None or not status.has_access_token:
-        return {"server": store.server_url, "signedIn": False}
-    document: dict[str, Any] = {
-        "server": status.server_url,
-        "signedIn": True,
-        "issuer": status.issuer,
-        "clientId": status.client_id,
-        "scopes": status.scopes.split() if status.scopes else [],
-        "refreshable": status.has_refresh_token,
-    }
-    if status.expires_at is not None:
-        document["expiresAt"] = datetime.fromtimestamp(status.expires_at, UTC).isoformat()
-        document["expired"] = status.expires_at <= time.time()
+    document: dict[str, Any] = {"server": store.server_url, "signedIn": False}
+    if status is not None and status.has_access_token:
+        document.update(
+            signedIn=True,
+            issuer=status.issuer,
+            clientId=status.client_id,
+            scopes=status.scopes.split() if status.scopes else [],
+            refreshable=status.has_refresh_token,
+        )
+        if status.expires_at is not None:
+            document["expiresAt"] = datetime.fromtimestamp(status.expires_at, UTC).isoformat()
+            document["expired"] = status.expires_at <= time.time()
+    if status is not None and status.problem is not None:
+        document["problem"] = status.problem
     return document

@@ -20,8 +20,11 @@ if TYPE_CHECKING:
 
 def opens_exchange(frame: Frame) -> bool:
     """Whether `frame` is a request or notification (the first frame of an exchange) rather
-    than a response, an answer or something that came instead of one."""
-    return frame.message is not None and "method" in frame.message
+    than a response, an answer or something that came instead of one. An outgoing frame that is
+    no JSON-RPC message is an HTTP request of an OAuth flow (discovery, registration, token)."""
+    if frame.message is None:
+        return frame.direction == "out"
+    return "method" in frame.message
 
 
 @dataclass(frozen=True, slots=True)

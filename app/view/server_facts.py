@@ -1,5 +1,6 @@
 """What the server pane says about a server: who it is, how it is reached and spoken to, its
-tasks wire and verbs, the connection's state, the last problem and the stored sign-in.
+tasks wire and verbs, the connection's state, the last problem and the stored sign-in (and why
+it is not used, when its folder or file cannot be trusted).
 
 Every value is server or user text made one safe line (`one_line`): the pane shows it plainly.
 """
@@ -62,6 +63,8 @@ def server_facts(
         rows.append(("Last problem", problem))
     if signs_in or sign_in is not None:
         rows.append(("Sign-in", _sign_in_text(sign_in, now)))
+    if sign_in is not None and sign_in.problem:
+        rows.append(("Credentials", sign_in.problem))
     return ServerFacts(one_line(name, VALUE_MAX_CHARS), _bounded(rows))
 
 

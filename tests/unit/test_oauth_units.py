@@ -4,6 +4,7 @@ redirect, learned secrets, how OAuth exchanges are shown, and request clocks hel
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import stat
 from pathlib import Path
@@ -11,14 +12,23 @@ from pathlib import Path
 import pytest
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
-from app.engine.oauth.exchanges import learn_from_response, shown_body
+from app.engine.oauth.exchanges import (
+    exchange_of,
+    learn_from_request,
+    learn_from_response,
+    shown_body,
+)
 from app.engine.oauth.loopback import LoopbackReceiver
 from app.engine.oauth.settings import OAuthSettings
 from app.engine.oauth.store import CredentialStore
 from app.engine.rpc.correlation import Correlator
+from app.engine.rpc.frame_report import FrameReporter
+from app.engine.rpc.rpc_types import Frame
 from app.engine.rpc.transports.base import TransportError
 from app.engine.rpc.transports.http_auth import challenge_of
 from app.engine.safety.redact import MAX_LEARNED_SECRETS, REDACTED, Redactor, learn_secrets
+from app.view.exchanges import FrameBuffer
+from widgets.frame_exchange import describe_latency
 
 SERVER = "https://mcp.example/mcp"
 
@@ -78,6 +88,7 @@ async def test_credentials_round_trip_in_a_private_file(tmp_path: Path) -> None:
 async def test_a_broken_or_foreign_file_reads_as_empty(tmp_path: Path) -> None:
     store = CredentialStore(SERVER, tmp_path)
     store.path.write_text("{not json")
+    store.path.chmod(0o600)
     assert store.status() is None and await store.get_tokens() is None
     store.path.write_text(json.dumps({"server": "https://other/mcp", "tokens": {}}))
     assert store.status() is None
@@ -181,3 +192,49 @@ async def test_request_clocks_wait_while_a_person_signs_in() -> None:
         assert sent and not call.done()
     with pytest.raises(TransportError, match="got no answer within"):
         await call
+
+
+def test_an_oauth_exchange_keeps_its_request_in_the_log() -> None:
+    """The two frames of an OAuth exchange pair up like a JSON-RPC request and its response,
+    so the exchange view shows the request, not "older than the frames kept"."""
+    frames: list[Frame] = []
+    reporter = FrameReporter(Redactor())
+    reporter.add(frames.append)
+    reporter.http_exchange(
+        exchange_of(
+            "POST",
+            "https://as.example/token",
+            {"content-type": "application/x-www-form-urlencoded"},
+            b"grant_type=refresh_token&refresh_token=r-5d4c3b",
+            status=200,
+            response_headers={"content-type": "application/json"},
+            response_body=b'{"access_token": "a-6e5d4c"}',
+            error=None,
+            started_at=0.0,
+            latency_ms=12.0,
+        )
+    )
+    kept = FrameBuffer(30)
+    kept.add(frames)
+    request, response = frames
+    exchange = kept.exchange(response)
+    assert (exchange.request, exchange.response) == (request, response)
+    assert kept.exchange(request) == exchange
+    assert describe_latency(exchange) == "12 ms"
+
+
+def test_a_token_request_teaches_its_secrets_before_it_is_sent() -> None:
+    """A server may echo the request in its error: the verifier, code, refresh token and
+    assertion of the form, and the client secret of a `Basic` credential, are hidden then."""
+    form = (
+        b"grant_type=authorization_code&code=code-8a7b6c&code_verifier=verifier-1a2b3c4d"
+        b"&client_id=me&client_assertion=assertion-9f8e7d&refresh_token=refresh-2b3c4d"
+    )
+    basic = "Basic " + base64.b64encode(b"me:basic-secret-5e6f").decode()
+    learn_from_request(
+        {"content-type": "application/x-www-form-urlencoded", "authorization": basic}, form
+    )
+    echoed = Redactor().text(f"bad request: {form.decode()} with me:basic-secret-5e6f")
+    for secret in ("code-8a7b6c", "verifier-1a2b3c4d", "assertion-9f8e7d", "refresh-2b3c4d"):
+        assert secret not in echoed
+    assert "basic-secret-5e6f" not in echoed and "client_id=me" in echoed

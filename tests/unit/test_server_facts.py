@@ -76,6 +76,16 @@ def test_the_sign_in_row_names_issuer_client_scopes_and_expiry_never_a_token() -
         "at an unnamed issuer, token expired"
     )
     assert rows_of(signs_in=True)["Sign-in"].startswith("none stored")
+    assert "Credentials" not in rows_of(sign_in=status, signs_in=True)
+
+
+def test_credentials_not_used_say_why() -> None:
+    problem = "the credential folder /d/oauth can be written by others (mode 0777); make it "
+    problem += "private: chmod 700 /d/oauth; credentials are kept for this run only"
+    status = StoredStatus("u", None, None, None, None, False, False, problem)
+    rows = rows_of(sign_in=status, signs_in=True)
+    assert rows["Sign-in"].startswith("none stored")
+    assert rows["Credentials"] == problem
 
 
 def test_hostile_server_text_is_one_bounded_plain_line() -> None:

@@ -5,7 +5,10 @@ sent their responses. This module drives it around taskscope's own transport: th
 itself is represented by a probe that never goes on the wire (the transport sends the real one,
 then hands back the 401 it got); every other request of the flow (discovery, registration, token)
 goes out through httpx2 and is reported, redacted. One flow runs at a time; a request refused
-while another already signed in just goes again with the new token.
+while another already signed in just goes again with the new token. A sign-in that failed is not
+tried again on the same connection: its other requests (the era probe's `initialize` after
+`server/discover`, a poll) fail at once with the same reason; a new connection, or signing out,
+tries again.
 """
 
 from __future__ import annotations
@@ -18,12 +21,12 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from app.engine.oauth.browser import BrowserObserver
-from app.engine.oauth.exchanges import exchange_of, purpose_of, request_kind
+from app.engine.oauth.exchanges import exchange_of, learn_from_request, purpose_of, request_kind
 from app.engine.oauth.loopback import LoopbackReceiver, SignInDenied
-from app.engine.oauth.providers import build_provider
+from app.engine.oauth.providers import build_provider, restore_expiry
 from app.engine.oauth.settings import OAuthSettings
 from app.engine.oauth.steps import AuthExchange, AuthObserver, AuthStep, StepKind
-from app.engine.oauth.store import CredentialStore
+from app.engine.oauth.store import CredentialStore, UnsendableToken
 from app.engine.rpc.targets import HttpTarget, Target
 from app.engine.safety.redact import Redactor, learn_secrets
 
@@ -70,6 +73,10 @@ class Authorizer:
         self._lock = asyncio.Lock()
         self._loaded = False
         self._rounds = 0
+        self._failure: str | None = None
+        """Why the last sign-in on this connection failed: the next refusal fails at once."""
+        self._told: str | None = None
+        """The store's problem last told, so it is told once."""
 
     def attach(
         self,
@@ -77,15 +84,18 @@ class Authorizer:
         report: Callable[[AuthExchange], None],
     ) -> None:
         """Work for the connection in use: `hold` stops its request clocks while the person
-        signs in, `report` shows each OAuth exchange beside its frames."""
+        signs in, `report` shows each OAuth exchange beside its frames. A new connection may
+        sign in again, whatever became of the last one's sign-in."""
         self._hold = hold
         self._on_exchange = report
+        self._failure = None
 
     async def authorization(self) -> str | None:
         """The `Authorization` value the next request carries, refreshed first when expired."""
         if not self._loaded:
             self._loaded = True
-            if self.store.status() is not None:
+            stored = self.store.status()
+            if stored is not None and stored.has_access_token:
                 await self._ready()
         provider = self._provider
         if provider is None:
@@ -95,6 +105,9 @@ class Authorizer:
             async with self._lock:
                 if not context.is_token_valid() and context.can_refresh_token():
                     await self._refresh(provider)
+        tokens = context.current_tokens
+        if tokens is not None:
+            learn_secrets(tokens.access_token)  # in use: the last to be forgotten
         return self.current()
 
     async def challenged(
@@ -112,6 +125,8 @@ class Authorizer:
             current = self.current()
             if current is not None and current != sent:
                 return True
+            if self._failure is not None:
+                raise AuthorizationFailed(self._failure)
             if self._rounds >= MAX_ROUNDS:
                 raise AuthorizationFailed(
                     f"the server still refused the token after {MAX_ROUNDS} authorizations in a "
@@ -125,7 +140,14 @@ class Authorizer:
                 if self.current() not in (None, sent):
                     return True
             self._step("challenged", f"the server answered HTTP {status}: authorizing")
-            await self._drive(provider, (status, headers, body), request_headers)
+            self._tell_store_problem()
+            try:
+                await self._drive(provider, (status, headers, body), request_headers)
+            except AuthorizationFailed as exc:
+                self._failure = str(exc)
+                raise
+            if self.current() is None:
+                self._failure = "no authorization was obtained"
             return self.current() is not None
 
     async def sign_out(self) -> bool:
@@ -138,6 +160,7 @@ class Authorizer:
             self._loopback = None
             self._loaded = False
             self._rounds = 0
+            self._failure = None
             return removed
 
     def accepted(self) -> None:
@@ -244,12 +267,18 @@ class Authorizer:
         except AuthorizationFailed as exc:
             self._step("failed", str(exc))
             raise
+        except UnsendableToken as exc:
+            provider.context.clear_tokens()
+            self._step("failed", str(exc))
+            raise AuthorizationFailed(str(exc)) from None
         except Exception as exc:
-            reason = _REDACTOR.text(_describe(exc))
+            reason = _describe(exc)
             self._step("failed", reason)
             raise AuthorizationFailed(reason) from None
         finally:
             await flow.aclose()
+            restore_expiry(provider, self.store)
+            self._tell_store_problem()
 
     async def _send(self, client: httpx2.AsyncClient, request: httpx2.Request) -> httpx2.Response:
         """Send one request of the flow, read its (bounded) answer, and report the exchange."""
@@ -257,6 +286,7 @@ class Authorizer:
 
         body = await request.aread()
         url = str(request.url)
+        learn_from_request({name.lower(): value for name, value in request.headers.items()}, body)
         started, clock = time.time(), time.monotonic()
         response_body = b""
         try:
@@ -369,11 +399,18 @@ class Authorizer:
             )
         if redirect.code is None:
             raise AuthorizationFailed("the browser came back without an authorization code")
-        learn_secrets(redirect.code)
+        learn_secrets(redirect.code, redirect.state)
         return AuthorizationCodeResult(code=redirect.code, state=redirect.state, iss=redirect.iss)
 
     def _step(self, kind: StepKind, text: str, url: str | None = None) -> None:
         self._observer.on_step(AuthStep(kind, _REDACTOR.text(text), url))
+
+    def _tell_store_problem(self) -> None:
+        """Say why the stored credentials are not used, once per problem."""
+        problem = self.store.problem
+        if problem is not None and problem != self._told:
+            self._step("untrusted", problem)
+        self._told = problem
 
 
 def _ignore(exchange: AuthExchange) -> None:
@@ -388,8 +425,9 @@ def _describe(error: BaseException) -> str:
 
 
 def _bounded(text: str, limit: int = 300) -> str:
-    """Server-given text made one bounded line of printable characters."""
-    printable = "".join(ch if ch.isprintable() else " " for ch in text)
+    """Server-given text made one bounded line of printable characters, its secrets hidden
+    first (cut first, a secret it echoes would be left half shown)."""
+    printable = "".join(ch if ch.isprintable() else " " for ch in _REDACTOR.text(text))
     return printable if len(printable) <= limit else printable[:limit] + "…"
 
 

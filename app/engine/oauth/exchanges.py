@@ -1,8 +1,9 @@
 """Each HTTP exchange of an OAuth flow as the RPC log shows it: named, bounded, secrets hidden.
 
 Secrets the authorization server hands out (tokens, a registered client secret) are learned by
-every redactor before the exchange that carried them is reported; secret fields of the requests
-(client secret, code, verifier, refresh token, assertion) are replaced field by field.
+every redactor before the exchange that carried them is reported, and those a request carries
+(client secret, code, verifier, refresh token, assertion) before it is sent, so an answer that
+echoes them hides them too; secret fields of the requests are also replaced field by field.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any, Literal
 from urllib.parse import parse_qsl, quote, urlsplit
 
 from app.engine.oauth.steps import AuthExchange
-from app.engine.safety.redact import REDACTED, Redactor, learn_secrets
+from app.engine.safety.redact import REDACTED, Redactor, learn_secrets, secret_values
 
 BODY_EXCERPT_CHARS = 4000
 SECRET_FIELDS = frozenset(
@@ -63,6 +64,18 @@ def purpose_of(method: str, url: str, body: bytes) -> str:
     if "/.well-known/openid-configuration" in path:
         return "OAuth: OpenID provider metadata"
     return "OAuth: metadata"
+
+
+def learn_from_request(headers: Mapping[str, str], body: bytes) -> None:
+    """Learn every secret a request of the flow carries (a form's code, PKCE verifier, refresh
+    token, assertion or client secret; a `Basic` client secret) before it is sent, so an
+    authorization server that echoes the request shows none of them. `headers` are named in
+    lower case."""
+    learn_secrets(*secret_values(headers))
+    if "x-www-form-urlencoded" not in headers.get("content-type", ""):
+        return
+    form = parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True)
+    learn_secrets(*(value for key, value in form if key in SECRET_FIELDS))
 
 
 def learn_from_response(body: bytes) -> None:

@@ -6,8 +6,8 @@ Client ID Metadata Document or a pre-registered client); `client_credentials` is
 short, this module fills in: the token endpoint auth method of a pre-registered client, and of a
 registration answered with a secret but no method (the TypeScript SDK's authorization server does
 that), is chosen from the authorization server's metadata (the SDK would send no secret at all),
-and tokens read back from storage get their expiry again (the SDK forgets it, so a stored token
-never refreshes).
+and tokens get the expiry the store keeps for them (the SDK forgets it on reading them back, so a
+stored token would never refresh, and takes a server's `expires_in` as it comes).
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def build_provider(
 
         async def _initialize(self) -> None:
             await super()._initialize()
-            _restore_expiry(self, store)
+            restore_expiry(self, store)
             if pre_registered is not None:
                 self.context.client_info = pre_registered
 
@@ -135,8 +135,10 @@ def _machine_provider(
     return provider
 
 
-def _restore_expiry(provider: OAuthClientProvider, store: CredentialStore) -> None:
-    """Give tokens read from storage the expiry they were saved with."""
+def restore_expiry(provider: OAuthClientProvider, store: CredentialStore) -> None:
+    """Give the tokens held the expiry the store keeps for them: read from storage, or just
+    received (the SDK takes a server's `expires_in` as it comes; the store keeps it within
+    reason)."""
     expires_at = store.expires_at()
     if provider.context.current_tokens is not None:
         provider.context.token_expiry_time = expires_at

@@ -7,8 +7,17 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 StepKind = Literal[
-    "challenged", "discovered", "registered", "browser", "token", "refreshed", "failed"
+    "challenged",
+    "discovered",
+    "registered",
+    "browser",
+    "token",
+    "refreshed",
+    "failed",
+    "untrusted",
 ]
+"""`untrusted`: the stored credentials are not used (a folder or file someone else could have
+planted or can read); the text says why and how to put it right."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,19 +4,35 @@ One JSON file per server URL under `<data dir>/oauth/`: the client registration 
 issuer it is bound to) and the newest tokens, with the time they were saved so a later run knows
 when they expire. Every secret read or written here is learned by the redactors first. A broken
 file reads as empty: the next sign-in rewrites it.
+
+The folder and the file are checked on every use (`private_files`): a folder that is not the
+user's own, or that others can write, is not used at all (the credentials are kept for this run
+only), and a file that is not the user's own, or that others can read, is ignored (the next
+sign-in replaces it); `problem` says which, and how to put it right. What a server says about a
+token is kept within reason: its life within `MIN_TOKEN_LIFE_S`..`MAX_TOKEN_LIFE_S`, and a token
+that no HTTP header can carry is refused.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
+import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from app.engine.oauth.private_files import (
+    FileSignature,
+    Untrusted,
+    private_folder,
+    read_private,
+    remove_private,
+    write_private,
+)
 from app.engine.paths import data_dir
+from app.engine.rpc.transports.http_framing import sendable_header_value
 from app.engine.safety.redact import learn_secrets
 
 if TYPE_CHECKING:
@@ -24,12 +40,33 @@ if TYPE_CHECKING:
 
 FOLDER = "oauth"
 MAX_FILE_BYTES = 1 << 20
+MIN_TOKEN_LIFE_S = 30
+"""A token that says it expires sooner (or at once, or in the past) counts as living this long:
+so it is refreshed at most this often, however often it is used (a server answering
+`expires_in: -5` made every request refresh). A server that refuses it earlier gets a refresh
+then, as for any refused token."""
+MAX_TOKEN_LIFE_S = 365 * 24 * 3600
+"""A token that says it lives longer (`expires_in: 1e20`) counts as living a year."""
+
+
+class UnsendableToken(Exception):
+    """The authorization server issued an access token no HTTP header can carry; not stored."""
 
 
 def credentials_path(server_url: str, folder: Path | None = None) -> Path:
     """The file that holds `server_url`'s credentials."""
     digest = hashlib.sha256(server_url.encode("utf-8")).hexdigest()[:24]
     return (folder or data_dir() / FOLDER) / f"{digest}.json"
+
+
+def token_life(expires_in: object) -> int | None:
+    """How long a token lives by the `expires_in` a server gave, kept within
+    `MIN_TOKEN_LIFE_S`..`MAX_TOKEN_LIFE_S`; None when it gave no number."""
+    if isinstance(expires_in, bool) or not isinstance(expires_in, int | float):
+        return None
+    if isinstance(expires_in, float) and math.isnan(expires_in):
+        return None
+    return int(min(max(expires_in, MIN_TOKEN_LIFE_S), MAX_TOKEN_LIFE_S))
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +80,8 @@ class StoredStatus:
     expires_at: float | None
     has_access_token: bool
     has_refresh_token: bool
+    problem: str | None = None
+    """Why the stored credentials are not used (and how to put it right), if so."""
 
 
 class CredentialStore:
@@ -51,9 +90,14 @@ class CredentialStore:
     def __init__(self, server_url: str, folder: Path | None = None) -> None:
         self.server_url = server_url
         self.path = credentials_path(server_url, folder)
-        self._read_as: tuple[tuple[int, int], dict[str, Any]] | None = None
-        """The document last read, with the file's (mtime, size) then: a sign-in asks for
-        several of its parts at once, and the file is parsed again only when it changed."""
+        self.problem: str | None = None
+        """Why the last use of the folder or file could not trust it, and the fix; None when
+        it could."""
+        self._read_as: tuple[FileSignature, dict[str, Any]] | None = None
+        """The document last read, with the file's signature then: a sign-in asks for several
+        of its parts at once, and the file is parsed again only when it changed."""
+        self._kept: dict[str, Any] = {}
+        """The credentials of this run while the folder cannot be trusted."""
 
     # -- the SDK's TokenStorage ---------------------------------------------------------------
 
@@ -69,12 +113,24 @@ class CredentialStore:
         except ValueError:
             return None
         learn_secrets(token.access_token, token.refresh_token)
-        return token
+        return token if sendable_header_value(token.access_token) else None
 
     async def set_tokens(self, tokens: OAuthToken) -> None:
+        """Keep `tokens`, their life within reason; raises `UnsendableToken` (keeping nothing)
+        for an access token no HTTP header can carry."""
         learn_secrets(tokens.access_token, tokens.refresh_token)
+        if not sendable_header_value(tokens.access_token):
+            raise UnsendableToken(
+                "the authorization server issued an access token that cannot be sent in an "
+                "HTTP header (it holds a line break, a NUL or text that is not UTF-8); it was "
+                "not stored"
+            )
         document = self._read()
-        document["tokens"] = tokens.model_dump(mode="json", exclude_none=True)
+        saved = tokens.model_dump(mode="json", exclude_none=True)
+        life = token_life(tokens.expires_in)
+        if life is not None:
+            saved["expires_in"] = life
+        document["tokens"] = saved
         document["saved_at"] = time.time()
         self._write(document)
 
@@ -100,20 +156,22 @@ class CredentialStore:
     # -- ours -------------------------------------------------------------------------------------
 
     def expires_at(self) -> float | None:
-        """When the stored access token expires (seconds since the epoch), if it said."""
+        """When the stored access token expires (seconds since the epoch), if it said: its life
+        kept within reason, from when it was saved (unknown when that is not a time gone by)."""
         document = self._read()
         tokens, saved_at = document.get("tokens"), document.get("saved_at")
-        if not isinstance(tokens, dict) or not isinstance(saved_at, int | float):
+        if not isinstance(tokens, dict) or isinstance(saved_at, bool):
             return None
-        expires_in = tokens.get("expires_in")
-        if not isinstance(expires_in, int | float) or isinstance(expires_in, bool):
+        if not isinstance(saved_at, int | float) or not 0 <= saved_at <= time.time():
             return None
-        return float(saved_at) + float(expires_in)
+        life = token_life(tokens.get("expires_in"))
+        return None if life is None else float(saved_at) + life
 
     def status(self) -> StoredStatus | None:
-        """What is stored for the server, without a secret; None when nothing is."""
+        """What is stored for the server, without a secret; None when nothing is and nothing
+        is wrong."""
         document = self._read()
-        if not document:
+        if not document and self.problem is None:
             return None
         client = document.get("client") if isinstance(document.get("client"), dict) else {}
         tokens = document.get("tokens") if isinstance(document.get("tokens"), dict) else {}
@@ -126,6 +184,7 @@ class CredentialStore:
             expires_at=self.expires_at(),
             has_access_token=bool(tokens.get("access_token")),
             has_refresh_token=bool(tokens.get("refresh_token")),
+            problem=self.problem,
         )
 
     def forget_tokens(self) -> None:
@@ -136,33 +195,51 @@ class CredentialStore:
             self._write(document)
 
     def remove(self) -> bool:
-        """Delete everything stored for the server; whether there was anything."""
+        """Delete everything stored for the server (not in a folder it cannot trust); whether
+        there was anything."""
         self._read_as = None
+        had_kept, self._kept = bool(self._kept), {}
         try:
-            self.path.unlink()
-        except FileNotFoundError:
-            return False
-        return True
+            with private_folder(self.path.parent) as folder:
+                self.problem = None
+                return remove_private(folder, self.path.name) or had_kept
+        except Untrusted as refused:
+            self.problem = f"{refused}; nothing was removed from it"
+            return had_kept
 
     def _read(self) -> dict[str, Any]:
         try:
-            stat = self.path.stat()
-        except OSError:
-            return {}
-        signature = (stat.st_mtime_ns, stat.st_size)
-        if self._read_as is not None and self._read_as[0] == signature:
-            return dict(self._read_as[1])
-        document = self._parse()
-        self._read_as = (signature, document)
+            with private_folder(self.path.parent) as folder:
+                document = self._read_file(folder)
+        except Untrusted as refused:
+            self.problem = f"{refused}; credentials are kept for this run only"
+            return dict(self._kept)
         return dict(document)
 
-    def _parse(self) -> dict[str, Any]:
+    def _read_file(self, folder: int) -> dict[str, Any]:
+        """The document of the file (empty when there is none, or it is broken or ignored)."""
+        cached = self._read_as
         try:
-            with self.path.open("rb") as handle:
-                raw = handle.read(MAX_FILE_BYTES + 1)
-        except OSError:
+            found = read_private(
+                folder, self.path.name, MAX_FILE_BYTES, cached[0] if cached else None
+            )
+        except Untrusted as refused:
+            self.problem = (
+                f"ignored the credential file {self.path}: {refused}; the next sign-in replaces it"
+            )
             return {}
-        if len(raw) > MAX_FILE_BYTES:
+        self.problem = None
+        if found is None:
+            return {}
+        signature, raw = found
+        if raw is None and cached is not None and cached[0] == signature:
+            return cached[1]
+        document = self._parse(raw)
+        self._read_as = (signature, document)
+        return document
+
+    def _parse(self, raw: bytes | None) -> dict[str, Any]:
+        if raw is None:
             return {}
         try:
             document = json.loads(raw)
@@ -173,20 +250,18 @@ class CredentialStore:
         return document
 
     def _write(self, document: dict[str, Any]) -> None:
-        """Replace the file atomically; it is created 0600 in a 0700 folder, never wider."""
+        """Replace the file atomically, 0600 in a 0700 folder; in a folder that cannot be trusted
+        nothing is written and the credentials are kept for this run only."""
         document["server"] = self.server_url
         self._read_as = None
-        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        temporary = self.path.with_suffix(f".{os.getpid()}.tmp")
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
-            with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-                json.dump(document, handle)
-            os.chmod(temporary, 0o600)
-            temporary.replace(self.path)
-        except BaseException:
-            temporary.unlink(missing_ok=True)
-            raise
+            with private_folder(self.path.parent) as folder:
+                write_private(folder, self.path.name, json.dumps(document).encode("utf-8"))
+        except Untrusted as refused:
+            self.problem = f"{refused}; credentials are kept for this run only"
+            self._kept = document
+            return
+        self.problem = None
 
 
 def _text(value: Any) -> str | None:

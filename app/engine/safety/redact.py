@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote, quote_plus
+
+from app.engine.safety.secret_search import SecretSearch, echoed_forms
 
 REDACTED = "[redacted]"
 MIN_SECRET_LENGTH = 4
@@ -26,46 +25,37 @@ MIN_SECRET_LENGTH = 4
 ALWAYS_REDACTED_HEADERS: frozenset[str] = frozenset(
     {"authorization", "proxy-authorization", "cookie", "set-cookie"}
 )
-_PERCENT_ESCAPE = re.compile("%[0-9A-F]{2}")
-MAX_LEARNED_SECRETS = 256
-"""Learned secrets kept (the oldest go first): a token refreshed every minute for four hours."""
-
-
-def _pattern_of(secrets: Iterable[str]) -> re.Pattern[str] | None:
-    """One pattern for every echoed form of `secrets`, longest first (so a token is never
-    half-replaced by a shorter secret inside it); None when there is nothing to hide."""
-    forms = {form for secret in secrets for form in echoed_forms(secret)}
-    if not forms:
-        return None
-    ordered = sorted(forms, key=lambda form: (-len(form), form))
-    return re.compile("|".join(map(re.escape, ordered)))
+MAX_LEARNED_SECRETS = 128
+"""Learned secrets kept, the least recently learned or used going first: the tokens in use are
+used again on every request, and an hour of refreshes of a token that lives a minute fits."""
 
 
 class _LearnedSecrets:
-    """The secrets learned while running, and one pattern for all of them."""
+    """The secrets learned while running, newest (or most recently used) last, at most
+    `MAX_LEARNED_SECRETS`, and one search for all of them, built again only when they change."""
 
     def __init__(self) -> None:
-        self.values: dict[str, None] = {}
-        """The latest `MAX_LEARNED_SECRETS` tokens and client secrets, oldest first."""
-        self.lasting: dict[str, None] = {}
+        self.forms: dict[str, set[str]] = {}
+        """Each recent secret's echoed forms, worked out once, the least recently used first."""
+        self.lasting: dict[str, set[str]] = {}
         """Secrets kept for the whole run (values from the environment: no more than it holds)."""
-        self.pattern: re.Pattern[str] | None = None
+        self.search = SecretSearch(())
 
     def add(self, values: Iterable[str | None], *, lasting: bool) -> None:
-        stripped = (value.strip() for value in values if value)
-        fresh = [
-            value
-            for value in stripped
-            if len(value) >= MIN_SECRET_LENGTH and value not in self.values | self.lasting
-        ]
-        if not fresh:
-            return
-        kept = self.lasting if lasting else self.values
-        for value in fresh:
-            kept[value] = None
-        while len(self.values) > MAX_LEARNED_SECRETS:
-            del self.values[next(iter(self.values))]
-        self.pattern = _pattern_of(self.values | self.lasting)
+        stripped = [value.strip() for value in values if value]
+        changed = False
+        for value in stripped:
+            if len(value) < MIN_SECRET_LENGTH or value in self.lasting:
+                continue
+            known = self.forms.pop(value, None)
+            changed = changed or known is None or lasting
+            forms = known if known is not None else echoed_forms(value)
+            (self.lasting if lasting else self.forms)[value] = forms
+        while len(self.forms) > MAX_LEARNED_SECRETS:
+            del self.forms[next(iter(self.forms))]
+        if changed:
+            every = (*self.forms.values(), *self.lasting.values())
+            self.search = SecretSearch(form for forms in every for form in forms)
 
 
 _LEARNED = _LearnedSecrets()
@@ -74,7 +64,8 @@ _LEARNED = _LearnedSecrets()
 def learn_secrets(*values: str | None, lasting: bool = False) -> None:
     """Hide `values` (tokens, client secrets) in everything every redactor handles from now on;
     `lasting` ones (taken from the environment) for the whole run, the others until
-    `MAX_LEARNED_SECRETS` newer ones push them out."""
+    `MAX_LEARNED_SECRETS` more recently used ones push them out (a value learned again counts as
+    just used)."""
     _LEARNED.add(values, lasting=lasting)
 
 
@@ -110,34 +101,6 @@ def basic_secrets(credentials: str) -> list[str]:
     return [pair, password] if sep else [pair]
 
 
-def echoed_forms(secret: str) -> set[str]:
-    """`secret` as it reads once escaped for JSON (ASCII or not, `/` escaped or not), quoted by
-    `repr` (of the text or of its UTF-8 bytes, as httpx and h11 quote a header value; in either
-    quote style, since a longer text around it may choose the other) or percent-encoded (Python's
-    and JavaScript's sets, hex in either case)."""
-    both_quotes = "'\""  # appended, they force `repr` to quote with ' and escape ' inside
-    json_forms = {json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]}
-    forms = {
-        secret,
-        *json_forms,
-        *(form.replace("/", "\\/") for form in json_forms),
-        repr(secret)[1:-1],
-        repr(secret + both_quotes)[1:-4],
-        repr(secret.encode("utf-8"))[2:-1],
-        repr((secret + both_quotes).encode("utf-8"))[2:-4],
-    }
-    percent = (
-        quote(secret, safe=""),
-        quote(secret),
-        quote(secret, safe="!~*'()"),
-        quote_plus(secret),
-    )
-    for encoded in percent:
-        forms.add(encoded)
-        forms.add(_PERCENT_ESCAPE.sub(lambda escape: escape.group().lower(), encoded))
-    return forms
-
-
 @dataclass(frozen=True)
 class Redactor:
     """Hides the `header_names` headers (plus `Authorization`) and every `secrets` value, in each
@@ -145,10 +108,10 @@ class Redactor:
 
     header_names: frozenset[str] = frozenset()
     secrets: tuple[str, ...] = field(default=())
-    _pattern: re.Pattern[str] | None = field(default=None, init=False, repr=False, compare=False)
+    _search: SecretSearch = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_pattern", _pattern_of(self.secrets))
+        object.__setattr__(self, "_search", SecretSearch.of(self.secrets))
 
     @classmethod
     def build(
@@ -188,17 +151,12 @@ class Redactor:
 
     def text(self, text: str) -> str:
         """`text` with every secret value replaced (`text` itself when it holds none)."""
-        hidden = text
-        for pattern in (self._pattern, _LEARNED.pattern):
-            if pattern is not None:
-                replaced, count = pattern.subn(REDACTED, hidden)
-                hidden = replaced if count else hidden
-        return hidden
+        return _LEARNED.search.replace(self._search.replace(text, REDACTED), REDACTED)
 
     @property
     def hides_text(self) -> bool:
         """Whether any secret value (its own or a learned one) is searched for in text."""
-        return self._pattern is not None or _LEARNED.pattern is not None
+        return bool(self._search) or bool(_LEARNED.search)
 
     def value(self, value: Any) -> Any:
         """A JSON-like value with every secret replaced inside its strings (keys included);

@@ -11,7 +11,7 @@ Run: python -m tests.support.servers.sdk_server --transport stdio|http|sse [--po
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import uvicorn
@@ -21,6 +21,9 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp_types import RequestParams
 from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from app.demo.auth_server import DemoAuthProvider
 
 
 class Name(BaseModel):
@@ -66,14 +69,17 @@ async def serve_legacy_stdio(server: MCPServer[Any]) -> None:
         )
 
 
-def protection(port: int, transport: str) -> dict[str, Any]:
-    """`MCPServer` arguments that require a token from the demo's authorization server."""
+def protection(
+    port: int, transport: str, provider: DemoAuthProvider | None = None
+) -> dict[str, Any]:
+    """`MCPServer` arguments that require a token from `provider`, by default the demo's
+    authorization server."""
     from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions
 
     from app.demo.auth_server import SCOPE, DemoAuthProvider
 
     base = f"http://127.0.0.1:{port}"
-    provider = DemoAuthProvider(token_ttl_s=3600)
+    provider = provider or DemoAuthProvider(token_ttl_s=3600)
     settings = AuthSettings(
         issuer_url=base,  # type: ignore[arg-type]
         resource_server_url=f"{base}/{'sse' if transport == 'sse' else 'mcp'}",  # type: ignore[arg-type]

@@ -50,6 +50,16 @@ def encode_request(
     return b"".join(lines)
 
 
+def sendable_header_value(value: str) -> bool:
+    """Whether `value` can be a header field's value as this client writes it: UTF-8 text
+    without CR, LF or NUL (`encode_request` refuses those)."""
+    try:
+        encoded = value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return _BAD_VALUE.search(encoded) is None
+
+
 def parse_status_line(line: bytes) -> tuple[int, int, str]:
     """(minor version, status code, reason) of `HTTP/1.x NNN reason`; NNN within 100-599."""
     match = _STATUS.fullmatch(line)
