@@ -210,6 +210,22 @@ def test_ttl_null_passes_on_the_legacy_wire() -> None:
     assert verdicts(document)["tasks-ttl-shape"] == "pass"
 
 
+def test_a_task_announced_in_a_tool_results_meta_is_followed_and_its_shape_fails() -> None:
+    """FastMCP 2.14 answers a task-augmented call with a tool result carrying the task in
+    `_meta["modelcontextprotocol.io/task"]`: the create shape fails, naming that variant, and the
+    announced task is still followed, so every other check decides."""
+    run, document = check(
+        "--command", relay_command("legacy", "task-in-meta"), "--tool-name", "provision_server"
+    )
+    assert run.code == 1, run.stderr
+    assert_only(document, "task-in-meta", "tasks-legacy-create-shape", "fail")
+    found = {check["id"]: check for check in document["checks"]}
+    assert "_meta['modelcontextprotocol.io/task']" in found["tasks-legacy-create-shape"]["reason"]
+    assert {cid for cid, check in found.items() if check["verdict"] != "pass"} == {
+        "tasks-legacy-create-shape"
+    }
+
+
 @pytest.mark.parametrize(("mode", "target", "verdict"), EXTENSION_VIOLATIONS)
 def test_each_extension_check_fails_where_its_rule_is_broken(
     mode: str, target: str, verdict: str

@@ -17,6 +17,7 @@ from app.engine.check.shapes import (
     legacy_task_problems,
     related_task_meta,
 )
+from app.engine.tasks.legacy_parse import task_stub
 
 INVALID_PARAMS = -32602
 METHOD_NOT_FOUND = -32601
@@ -50,10 +51,29 @@ async def create(state: RunState, name: str, args: dict[str, Any], purpose: str)
         {"name": name, "arguments": args, "task": {"ttl": REQUESTED_TTL_MS}},
         purpose,
     )
-    task = reply.result.get("task") if reply.result is not None else None
-    if isinstance(task, dict) and isinstance(task.get("taskId"), str):
+    task, _ = task_of(reply)
+    if task is not None and isinstance(task.get("taskId"), str):
         state.probe.remember(task["taskId"])
     return reply
+
+
+def task_of(reply: Reply) -> tuple[dict[str, Any] | None, str | None]:
+    """The task a task-augmented call created, and the variant it came as: None for the spec's
+    CreateTaskResult `{task}`, else how (FastMCP 2.14 announces it in a tool result's `_meta`)."""
+    result = reply.result
+    if result is None:
+        return None, None
+    nested = result.get("task")
+    if isinstance(nested, dict):
+        return nested, None
+    stub = task_stub(result)
+    if stub is None:
+        return None, None
+    key, task = stub
+    return (
+        task,
+        f"the task came as _meta[{key!r}] on a tool result, not a CreateTaskResult {{task}}",
+    )
 
 
 async def task_support(state: RunState) -> None:
@@ -104,7 +124,7 @@ async def task_support(state: RunState) -> None:
     reply = await create(state, state.tool, state.tool_args, f"task call of {support} tool")
     if reply.code == METHOD_NOT_FOUND:
         judge.passed("tasks-legacy-task-support", "a task call answered -32601", reply.evidence())
-    elif reply.result is not None and isinstance(reply.result.get("task"), dict):
+    elif task_of(reply)[0] is not None:
         judge.warned(
             "tasks-legacy-task-support",
             f"{state.tool} has taskSupport {support} (absent means forbidden) yet a task "
@@ -139,8 +159,8 @@ async def lifecycle(state: RunState) -> None:
         )
         return
     reply = await create(state, name, args, f"create a task with {name}")
-    task = reply.result.get("task") if reply.result is not None else None
-    if not isinstance(task, dict):
+    task, variant = task_of(reply)
+    if task is None:
         what = reply.describe() if reply.result is None else "a result without a task object"
         judge.violated(
             "tasks-legacy-create-shape",
@@ -149,7 +169,7 @@ async def lifecycle(state: RunState) -> None:
         )
         judge.unrun_all(LIFECYCLE[1:], f"no task was created with {name}")
         return
-    judge_created(state, task, reply)
+    judge_created(state, task, reply, variant)
     task_id = str(task.get("taskId"))
     result_call: asyncio.Task[Reply] | None = None
 
@@ -178,12 +198,20 @@ async def fetch_result(state: RunState, task_id: str) -> Reply:
     return await state.probe.call("tasks/result", {"taskId": task_id}, "tasks/result (blocks)")
 
 
-def judge_created(state: RunState, task: dict[str, Any], reply: Reply) -> None:
+def judge_created(
+    state: RunState, task: dict[str, Any], reply: Reply, variant: str | None = None
+) -> None:
+    """tasks-legacy-create-shape, and tasks-ttl-shape unless the task came as a variant without
+    the Task fields (its ttl is then judged on tasks/get)."""
     judge = state.judge
     problems = legacy_task_problems(task)
     shape = [p for p in problems if not p.startswith("ttl")]
     if task.get("status") != "working":
         shape.append(f"the task begins {task.get('status')!r}, not working")
+    if variant is not None:
+        shape.insert(0, variant)
+        judge.violated("tasks-legacy-create-shape", "; ".join(shape), reply.evidence())
+        return
     if shape:
         judge.violated(
             "tasks-legacy-create-shape", "; ".join(shape), reply.evidence({"task": task})
@@ -443,8 +471,8 @@ async def cancel_working(state: RunState) -> None:
         judge.unrun("tasks-legacy-cancel-working", f"{name} cannot run as a task")
         return
     reply = await create(state, name, args, f"create a task with {name} to cancel")
-    task = reply.result.get("task") if reply.result is not None else None
-    if not isinstance(task, dict) or not isinstance(task.get("taskId"), str):
+    task, _ = task_of(reply)
+    if task is None or not isinstance(task.get("taskId"), str):
         judge.unrun("tasks-legacy-cancel-working", f"no task was created: {reply.describe()}")
         return
     task_id = task["taskId"]

@@ -148,6 +148,18 @@ def create_not_working(relay: Relay, method: str, params: dict[str, Any], messag
             task["status"] = "input_required"
 
 
+def task_in_meta(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
+    """FastMCP 2.14's shape: the created task as `_meta` of a tool result, taskId and status."""
+    result = message.get("result")
+    if method == "tools/call" and isinstance(result, dict) and isinstance(result.get("task"), dict):
+        stub = {key: result["task"].get(key) for key in ("taskId", "status")}
+        message["result"] = {
+            "content": [],
+            "isError": False,
+            "_meta": {"modelcontextprotocol.io/task": stub},
+        }
+
+
 def ttl_string(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
     for task in _tasks_in(method, message):
         if isinstance(task.get("ttl"), int):
@@ -343,6 +355,7 @@ def required_plain_ok(relay: Relay, method: str, params: dict[str, Any], message
 Rewrite = Callable[[Relay, str, dict[str, Any], Message], None]
 REWRITES: dict[str, Rewrite] = {
     "create-not-working": create_not_working,
+    "task-in-meta": task_in_meta,
     "ttl-string": ttl_string,
     "ttl-null": ttl_null,
     "terminal-not-final": terminal_not_final,
