@@ -226,6 +226,21 @@ def test_a_task_announced_in_a_tool_results_meta_is_followed_and_its_shape_fails
     }
 
 
+def test_the_pre_release_related_task_key_on_tasks_result_only_warns() -> None:
+    """FastMCP 2.14 stamps tasks/result with `modelcontextprotocol.io/related-task`: reported as
+    the pre-release name, not silently taken for the spec's `io.modelcontextprotocol/…` key."""
+    run, document = check(
+        "--command",
+        relay_command("legacy", "result-old-related-key"),
+        "--tool-name",
+        "provision_server",
+    )
+    assert run.code == 0, run.stderr
+    assert_only(document, "result-old-related-key", "tasks-legacy-result", "warn")
+    reason = next(c["reason"] for c in document["checks"] if c["id"] == "tasks-legacy-result")
+    assert "modelcontextprotocol.io/related-task" in reason
+
+
 @pytest.mark.parametrize(("mode", "target", "verdict"), EXTENSION_VIOLATIONS)
 def test_each_extension_check_fails_where_its_rule_is_broken(
     mode: str, target: str, verdict: str

@@ -18,6 +18,7 @@ from app.engine.check.shapes import (
     related_task_meta,
 )
 from app.engine.tasks.legacy_parse import task_stub
+from app.engine.tasks.protocol_keys import RELATED_TASK_META
 
 INVALID_PARAMS = -32602
 METHOD_NOT_FOUND = -32601
@@ -301,10 +302,18 @@ def judge_result(state: RunState, followed: Followed, reply: Reply) -> None:
         return
     result = reply.result or {}
     problems = call_tool_result_problems(result)
-    if related_task_meta(result) is None:
-        problems.append('the result carries no _meta["io.modelcontextprotocol/related-task"]')
+    key = related_task_meta(result)
+    if key is None:
+        problems.append(f'the result carries no _meta["{RELATED_TASK_META}"]')
     if problems:
         judge.violated("tasks-legacy-result", "; ".join(problems), reply.evidence())
+    elif key != RELATED_TASK_META:
+        judge.warned(
+            "tasks-legacy-result",
+            f'the result names its task under _meta["{key}"], the pre-release name, not '
+            f'_meta["{RELATED_TASK_META}"] (FastMCP 2.14 does this)',
+            reply.evidence({"_meta": result.get("_meta")}),
+        )
     else:
         judge.passed(
             "tasks-legacy-result",

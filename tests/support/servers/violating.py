@@ -196,6 +196,15 @@ def result_no_related_meta(
         result.get("_meta", {}).pop(RELATED, None)
 
 
+def result_old_related_key(
+    relay: Relay, method: str, params: dict[str, Any], message: Message
+) -> None:
+    """FastMCP 2.14's related-task key, the pre-release `modelcontextprotocol.io/related-task`."""
+    result = message.get("result")
+    if method == "tasks/result" and isinstance(result, dict) and RELATED in result.get("_meta", {}):
+        result["_meta"]["modelcontextprotocol.io/related-task"] = result["_meta"].pop(RELATED)
+
+
 def cancel_not_cancelled(
     relay: Relay, method: str, params: dict[str, Any], message: Message
 ) -> None:
@@ -361,6 +370,7 @@ REWRITES: dict[str, Rewrite] = {
     "terminal-not-final": terminal_not_final,
     "unknown-id-internal": unknown_id_internal,
     "result-no-related-meta": result_no_related_meta,
+    "result-old-related-key": result_old_related_key,
     "cancel-not-cancelled": cancel_not_cancelled,
     "cancel-terminal-accepted": cancel_terminal_accepted,
     "list-misses-task": list_misses_task,
