@@ -241,6 +241,21 @@ def test_the_pre_release_related_task_key_on_tasks_result_only_warns() -> None:
     assert "modelcontextprotocol.io/related-task" in reason
 
 
+def test_the_lifecycle_task_asks_no_ttl_so_the_servers_own_default_is_judged() -> None:
+    """The TypeScript SDK examples answer `ttl: null` when no ttl is asked (as most clients ask):
+    the lifecycle's task asks none, so the check sees the null, passes it and says so."""
+    run, document = check(
+        "--command",
+        relay_command("legacy", "ttl-null-unrequested"),
+        "--tool-name",
+        "provision_server",
+    )
+    assert run.code == 0, document
+    ttl = next(c for c in document["checks"] if c["id"] == "tasks-ttl-shape")
+    assert ttl["verdict"] == "pass"
+    assert "ttl is null (unlimited)" in ttl["reason"]
+
+
 @pytest.mark.parametrize(("mode", "target", "verdict"), EXTENSION_VIOLATIONS)
 def test_each_extension_check_fails_where_its_rule_is_broken(
     mode: str, target: str, verdict: str

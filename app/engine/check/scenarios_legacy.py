@@ -45,12 +45,18 @@ def _task_support(state: RunState, name: str) -> str:
     return support if support in ("required", "optional", "forbidden") else "forbidden"
 
 
-async def create(state: RunState, name: str, args: dict[str, Any], purpose: str) -> Reply:
-    """A task-augmented `tools/call`; a task it created is remembered for the clean-up."""
+async def create(
+    state: RunState,
+    name: str,
+    args: dict[str, Any],
+    purpose: str,
+    ttl_ms: int | None = REQUESTED_TTL_MS,
+) -> Reply:
+    """A task-augmented `tools/call` asking `ttl_ms` (None: no ttl, so the server's own default
+    shows); a task it created is remembered for the clean-up."""
+    task_params = {} if ttl_ms is None else {"ttl": ttl_ms}
     reply = await state.probe.call(
-        "tools/call",
-        {"name": name, "arguments": args, "task": {"ttl": REQUESTED_TTL_MS}},
-        purpose,
+        "tools/call", {"name": name, "arguments": args, "task": task_params}, purpose
     )
     task, _ = task_of(reply)
     if task is not None and isinstance(task.get("taskId"), str):
@@ -159,7 +165,7 @@ async def lifecycle(state: RunState) -> None:
             "taskSupport is optional or required",
         )
         return
-    reply = await create(state, name, args, f"create a task with {name}")
+    reply = await create(state, name, args, f"create a task with {name} (no ttl asked)", None)
     task, variant = task_of(reply)
     if task is None:
         what = reply.describe() if reply.result is None else "a result without a task object"
@@ -234,7 +240,7 @@ def judge_shape(state: RunState, problems: list[str], reply: Reply, task: Any) -
     elif isinstance(task, dict):
         state.judge.passed(
             "tasks-ttl-shape",
-            f"ttl is {task.get('ttl')!r}",
+            "ttl is null (unlimited)" if task.get("ttl") is None else f"ttl is {task['ttl']!r}",
             reply.evidence({"ttl": task.get("ttl")}),
         )
 

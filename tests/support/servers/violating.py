@@ -38,6 +38,7 @@ class Relay:
     params: dict[Any, dict[str, Any]] = field(default_factory=dict)
     ended: set[str] = field(default_factory=set)
     gets: dict[str, int] = field(default_factory=dict)
+    unlimited: set[str] = field(default_factory=set)
 
     # -- client → server ------------------------------------------------------------------------
 
@@ -169,6 +170,18 @@ def ttl_string(relay: Relay, method: str, params: dict[str, Any], message: Messa
 def ttl_null(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
     for task in _tasks_in(method, message):
         if "ttl" in task:
+            task["ttl"] = None
+
+
+def ttl_null_unrequested(
+    relay: Relay, method: str, params: dict[str, Any], message: Message
+) -> None:
+    """The TypeScript SDK examples' way: a task created without a requested ttl keeps ttl null."""
+    asked = params.get("task")
+    for task in _tasks_in(method, message):
+        if method == "tools/call" and isinstance(asked, dict) and "ttl" not in asked:
+            relay.unlimited.add(str(task.get("taskId")))
+        if str(task.get("taskId")) in relay.unlimited:
             task["ttl"] = None
 
 
@@ -367,6 +380,7 @@ REWRITES: dict[str, Rewrite] = {
     "task-in-meta": task_in_meta,
     "ttl-string": ttl_string,
     "ttl-null": ttl_null,
+    "ttl-null-unrequested": ttl_null_unrequested,
     "terminal-not-final": terminal_not_final,
     "unknown-id-internal": unknown_id_internal,
     "result-no-related-meta": result_no_related_meta,
