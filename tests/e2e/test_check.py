@@ -256,6 +256,26 @@ def test_the_lifecycle_task_asks_no_ttl_so_the_servers_own_default_is_judged() -
     assert "ttl is null (unlimited)" in ttl["reason"]
 
 
+def test_a_server_that_creates_tasks_without_declaring_tools_call_is_reported() -> None:
+    """The Python SDK 1.23-1.26 declares `tasks.requests.tools: {}` without `call` yet creates
+    tasks: reported twice (the declaration, then the task created against it), never silently."""
+    run, document = check(
+        "--command",
+        relay_command("legacy", "tools-call-undeclared"),
+        "--tool-name",
+        "provision_server",
+    )
+    assert run.code == 0, document
+    found = {c["id"]: c for c in document["checks"]}
+    assert found["tasks-wire-resolvable"]["verdict"] == "warn"
+    declared = found["tasks-declared-verbs-answer"]
+    assert declared["verdict"] == "warn"
+    assert "under-declares" in declared["reason"]
+    assert declared["evidence"][0]["method"] == "tools/call"
+    warned = {cid for cid, c in found.items() if c["verdict"] != "pass"}
+    assert warned == {"tasks-wire-resolvable", "tasks-declared-verbs-answer"}
+
+
 @pytest.mark.parametrize(("mode", "target", "verdict"), EXTENSION_VIOLATIONS)
 def test_each_extension_check_fails_where_its_rule_is_broken(
     mode: str, target: str, verdict: str

@@ -177,6 +177,15 @@ async def lifecycle(state: RunState) -> None:
         judge.unrun_all(LIFECYCLE[1:], f"no task was created with {name}")
         return
     judge_created(state, task, reply, variant)
+    if state.capability("tasks", "requests", "tools", "call") is None:
+        judge.warned(
+            "tasks-declared-verbs-answer",
+            "the server under-declares: a task-augmented tools/call created a task although "
+            "capabilities.tasks.requests.tools.call is not declared (the Python SDK 1.23-1.26 "
+            "declares requests.tools: {}); a client that honours the declaration, taskscope's "
+            "tools call --task among them, creates no task here",
+            reply.evidence(),
+        )
     task_id = str(task.get("taskId"))
     result_call: asyncio.Task[Reply] | None = None
 

@@ -260,6 +260,17 @@ def mixed_era(relay: Relay, method: str, params: dict[str, Any], message: Messag
             capabilities["tasks"] = {"requests": {"tools": {"call": {}}}}
 
 
+def tools_call_undeclared(
+    relay: Relay, method: str, params: dict[str, Any], message: Message
+) -> None:
+    """The Python SDK 1.23-1.26 way: `tasks.requests.tools` declared as {}, without `call`."""
+    result = message.get("result")
+    if method == "initialize" and isinstance(result, dict):
+        tasks = result.get("capabilities", {}).get("tasks")
+        if isinstance(tasks, dict):
+            tasks["requests"] = {"tools": {}}
+
+
 def early_expiry(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
     task_id = str(params.get("taskId"))
     if method == "tasks/get" and "result" in message:
@@ -389,6 +400,7 @@ REWRITES: dict[str, Rewrite] = {
     "cancel-terminal-accepted": cancel_terminal_accepted,
     "list-misses-task": list_misses_task,
     "mixed-era": mixed_era,
+    "tools-call-undeclared": tools_call_undeclared,
     "early-expiry": early_expiry,
     "get-result-type-task": get_result_type_task,
     "legacy-field-names": legacy_field_names,
