@@ -276,6 +276,18 @@ def test_a_server_that_creates_tasks_without_declaring_tools_call_is_reported() 
     assert warned == {"tasks-wire-resolvable", "tasks-declared-verbs-answer"}
 
 
+def test_an_unstamped_question_asked_before_the_create_result_says_when_it_came() -> None:
+    """The TypeScript SDK's simpleStreamableHttp asks while its tools/call is still open, with no
+    related-task meta: the failure says so, so the author knows which code path sent it."""
+    command = relay_command("legacy", "question-unstamped", "--elicit-channel", "call")
+    run, document = check("--command", command, "--tool-name", "provision_server")
+    assert run.code == 1
+    found = {c["id"]: c for c in document["checks"]}
+    reason = found["tasks-legacy-input-related-task"]["reason"]
+    assert found["tasks-legacy-input-related-task"]["verdict"] == "fail"
+    assert "before its CreateTaskResult" in reason
+
+
 @pytest.mark.parametrize(("mode", "target", "verdict"), EXTENSION_VIOLATIONS)
 def test_each_extension_check_fails_where_its_rule_is_broken(
     mode: str, target: str, verdict: str

@@ -17,6 +17,7 @@ from app.engine.check.shapes import (
     legacy_task_problems,
     related_task_meta,
 )
+from app.engine.rpc.rpc_types import Frame
 from app.engine.tasks.legacy_parse import task_stub
 from app.engine.tasks.protocol_keys import RELATED_TASK_META
 
@@ -118,7 +119,7 @@ async def task_support(state: RunState) -> None:
             judge.warned(
                 "tasks-legacy-task-support",
                 "a plain call came back as a tool error (isError), not the -32601 the spec "
-                "names (the TypeScript SDK 1.x does this)",
+                "names (the TypeScript and Python SDKs 1.x do this)",
                 reply.evidence(),
             )
         else:
@@ -204,7 +205,7 @@ async def lifecycle(state: RunState) -> None:
         result_call = asyncio.create_task(fetch_result(state, task_id))
     result = await result_call
     judge_result(state, followed, result)
-    judge_questions(state, task_id, followed)
+    judge_questions(state, task_id, followed, reply)
     await judge_cancel_terminal(state, followed)
     await judge_list(state, task_id)
     judge_notifications(state)
@@ -337,7 +338,7 @@ def judge_result(state: RunState, followed: Followed, reply: Reply) -> None:
         )
 
 
-def judge_questions(state: RunState, task_id: str, followed: Followed) -> None:
+def judge_questions(state: RunState, task_id: str, followed: Followed, created: Reply) -> None:
     """tasks-legacy-input-related-task: each question names the task; answering moves it on."""
     judge = state.judge
     asked = state.probe.questions
@@ -361,9 +362,11 @@ def judge_questions(state: RunState, task_id: str, followed: Followed) -> None:
                 cited,
             )
         else:
+            early = _arrived_before(state, question.frame, created.answer_frame)
+            when = " (while the tools/call was open, before its CreateTaskResult)" if early else ""
             judge.violated(
                 "tasks-legacy-input-related-task",
-                f"{question.method} arrived without the related-task meta of {task_id}",
+                f"{question.method} arrived without the related-task meta of {task_id}{when}",
                 cited,
             )
     if followed.timed_out and followed.statuses[-1:] == ["input_required"]:
@@ -371,6 +374,14 @@ def judge_questions(state: RunState, task_id: str, followed: Followed) -> None:
             "tasks-legacy-input-related-task",
             "the task stayed input_required after every question was answered",
         )
+
+
+def _arrived_before(state: RunState, frame: Frame | None, later: Frame | None) -> bool:
+    """Whether `frame` came in before `later` (both still among the frames kept)."""
+    frames = list(state.probe.frames)
+    if frame is None or later is None or frame not in frames or later not in frames:
+        return False
+    return frames.index(frame) < frames.index(later)
 
 
 async def judge_cancel_terminal(state: RunState, followed: Followed) -> None:
@@ -451,8 +462,16 @@ async def judge_list(state: RunState, task_id: str) -> None:
     reply = await state.probe.call(
         "tasks/list", {"cursor": "taskscope-not-a-cursor"}, "tasks/list with an invalid cursor"
     )
+    listed = reply.result.get("tasks") if reply.result is not None else None
     if reply.code == INVALID_PARAMS:
         judge.passed("tasks-legacy-list", "an invalid cursor answered -32602", reply.evidence())
+    elif isinstance(listed, list):
+        judge.violated(
+            "tasks-legacy-list",
+            f"an invalid cursor was ignored: tasks/list answered a page of {len(listed)} tasks, "
+            "not -32602",
+            reply.evidence(),
+        )
     else:
         judge.violated(
             "tasks-legacy-list",
