@@ -402,9 +402,11 @@ async def judge_cancel_terminal(state: RunState, followed: Followed) -> None:
             reply.evidence(),
         )
     else:
+        status = reply.result.get("status") if reply.result is not None else None
+        answered = f"the task as {status!r}" if status is not None else reply.describe()
         judge.violated(
             "tasks-legacy-cancel-terminal",
-            f"cancelling a {followed.statuses[-1]} task answered {reply.describe()}",
+            f"cancelling a {followed.statuses[-1]} task answered {answered}, not -32602",
             reply.evidence(),
         )
     await confirm_final(state, followed)
