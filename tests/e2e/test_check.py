@@ -51,6 +51,13 @@ def check(*args: str) -> tuple[Run, dict[str, Any]]:
     return run, report_of(run)
 
 
+def check_legacy_relay(mode: str, *demo_args: str) -> tuple[Run, dict[str, dict[str, Any]]]:
+    """`check` on the legacy relay in `mode` with provision_server: the run and each check by id."""
+    command = relay_command("legacy", mode, *demo_args)
+    run, document = check("--command", command, "--tool-name", "provision_server")
+    return run, {found["id"]: found for found in document["checks"]}
+
+
 @pytest.fixture(scope="module")
 def relay_http() -> Iterator[Any]:
     """Start the relay over Streamable HTTP in a mode (extension wire, suite fixtures)."""
@@ -232,6 +239,62 @@ def test_ttl_null_passes_on_the_legacy_wire() -> None:
     )
     assert run.code == 0, document
     assert verdicts(document)["tasks-ttl-shape"] == "pass"
+
+
+def test_a_task_announced_in_a_tool_results_meta_is_followed_and_its_shape_fails() -> None:
+    """FastMCP 2.14 answers a task-augmented call with a tool result carrying the task in
+    `_meta["modelcontextprotocol.io/task"]`: the create shape fails, naming that variant, and the
+    announced task is still followed, so every other check decides."""
+    run, found = check_legacy_relay("task-in-meta")
+    assert run.code == 1, run.stderr
+    assert {cid for cid, check in found.items() if check["verdict"] != "pass"} == {
+        "tasks-legacy-create-shape"
+    }
+    assert found["tasks-legacy-create-shape"]["verdict"] == "fail"
+    assert "_meta['modelcontextprotocol.io/task']" in found["tasks-legacy-create-shape"]["reason"]
+
+
+def test_the_pre_release_related_task_key_on_tasks_result_only_warns() -> None:
+    """FastMCP 2.14 stamps tasks/result with `modelcontextprotocol.io/related-task`: reported as
+    the pre-release name, not silently taken for the spec's `io.modelcontextprotocol/…` key."""
+    run, found = check_legacy_relay("result-old-related-key")
+    assert run.code == 0, run.stderr
+    assert {cid for cid, check in found.items() if check["verdict"] != "pass"} == {
+        "tasks-legacy-result"
+    }
+    assert found["tasks-legacy-result"]["verdict"] == "warn"
+    assert "modelcontextprotocol.io/related-task" in found["tasks-legacy-result"]["reason"]
+
+
+def test_the_lifecycle_task_asks_no_ttl_so_the_servers_own_default_is_judged() -> None:
+    """The TypeScript SDK examples answer `ttl: null` when no ttl is asked (as most clients ask):
+    the lifecycle's task asks none, so the check sees the null, passes it and says so."""
+    run, found = check_legacy_relay("ttl-null-unrequested")
+    assert run.code == 0, run.stderr
+    assert found["tasks-ttl-shape"]["verdict"] == "pass"
+    assert "ttl is null (unlimited)" in found["tasks-ttl-shape"]["reason"]
+
+
+def test_a_server_that_creates_tasks_without_declaring_tools_call_is_reported() -> None:
+    """The Python SDK 1.23-1.26 declares `tasks.requests.tools: {}` without `call` yet creates
+    tasks: reported twice (the declaration, then the task created against it), never silently."""
+    run, found = check_legacy_relay("tools-call-undeclared")
+    assert run.code == 0, run.stderr
+    warned = {cid for cid, check in found.items() if check["verdict"] != "pass"}
+    assert warned == {"tasks-wire-resolvable", "tasks-declared-verbs-answer"}
+    assert {found[cid]["verdict"] for cid in warned} == {"warn"}
+    declared = found["tasks-declared-verbs-answer"]
+    assert "under-declares" in declared["reason"]
+    assert declared["evidence"][0]["method"] == "tools/call"
+
+
+def test_an_unstamped_question_asked_before_the_create_result_says_when_it_came() -> None:
+    """The TypeScript SDK's simpleStreamableHttp asks while its tools/call is still open, with no
+    related-task meta: the failure says so, so the author knows which code path sent it."""
+    run, found = check_legacy_relay("question-unstamped", "--elicit-channel", "call")
+    assert run.code == 1
+    assert found["tasks-legacy-input-related-task"]["verdict"] == "fail"
+    assert "before its CreateTaskResult" in found["tasks-legacy-input-related-task"]["reason"]
 
 
 @pytest.mark.parametrize(("mode", "target", "verdict"), EXTENSION_VIOLATIONS)

@@ -71,6 +71,9 @@ class Server:
     down (noted on the server)."""
     plain: Call | None = None
     """A tool called without a task."""
+    check: Call | None = None
+    """The call `taskscope check` is pointed at where `check_call`'s choice would not do (a task
+    that ends in 0.5 s may end before the cancel scenario's cancel reaches it)."""
     lists: bool = False
     survives_closed_sessions: bool = True
     """False for a server that crashes when a session closes before its task ends."""
@@ -255,6 +258,7 @@ SERVERS: tuple[Server, ...] = (
         finishes=Call("slow", {"seconds": 0.5}, expect="slept"),
         slow=Call("slow", {"seconds": 60}),
         plain=Call("plain_echo", {"text": "hi"}, expect="hi"),
+        check=Call("slow", {"seconds": 3}),
         variant=(
             "tools/call: the task came as _meta['modelcontextprotocol.io/task'] on a tool result"
         ),
@@ -274,6 +278,12 @@ SERVERS: tuple[Server, ...] = (
 )
 
 BY_NAME = {server.name: server for server in SERVERS}
+
+
+def check_call(server: Server) -> Call | None:
+    """The call `taskscope check` uses on `server`: one that asks a question where there is one
+    (so the question checks decide), else one that finishes, else a plain one."""
+    return server.check or server.form or server.finishes or server.plain
 
 
 def cases(

@@ -59,7 +59,7 @@ SCENARIOS: tuple[tuple[str, Scenario, tuple[str, ...]], ...] = (
         ),
     ),
     ("legacy", legacy.task_support, ("tasks-legacy-task-support",)),
-    ("legacy", legacy.lifecycle, legacy.LIFECYCLE),
+    ("legacy", legacy.lifecycle, (*legacy.LIFECYCLE, "tasks-declared-verbs-answer")),
     ("legacy", legacy.cancel_working, ("tasks-legacy-cancel-working", "tasks-legal-transitions")),
     (
         "extension",

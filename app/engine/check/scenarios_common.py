@@ -25,14 +25,21 @@ async def resolution(state: RunState) -> None:
     extension = isinstance(extensions, dict) and TASKS_EXTENSION in extensions
     call = state.capability("tasks", "requests", "tools", "call") is not None
     era = state.info.era
-    if state.wire == "none":
+    if legacy_tasks is None and not extension:
+        offers_none = (
+            f"the server declares no tasks support on the {era} era (neither capabilities.tasks "
+            "nor the extension): tasks are optional, so there is nothing to judge"
+        )
+        judge.skipped("tasks-wire-resolvable", offers_none)
+        judge.skipped("tasks-extension-advertised", offers_none)
+    elif state.wire == "none":
         judge.violated(
             "tasks-wire-resolvable",
             f"no tasks wire resolves on the {era} era: "
             + (
                 "capabilities.tasks lacks requests.tools.call"
                 if isinstance(legacy_tasks, dict)
-                else "neither capabilities.tasks nor the extension is declared"
+                else "the tasks capability it declares belongs to the other era"
             ),
             evidence,
         )

@@ -659,6 +659,12 @@ async def declaration(state: RunState) -> None:
         elif reply.error is not None and reply.code in (-32021, -32003):
             judge.passed(check_id, f"a task-required tool answered {reply.code}", reply.evidence())
             missing_capability_verdict(state, reply, "a task-required tools/call")
+        elif reply.result is not None and reply.result.get("resultType") == "input_required":
+            judge.passed(
+                check_id,
+                f"a call {purpose} answered an input_required round (MRTR), not a task",
+                reply.evidence(),
+            )
         elif reply.result is not None:
             judge.passed(check_id, f"a call {purpose} answered synchronously", reply.evidence())
         else:

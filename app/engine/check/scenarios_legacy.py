@@ -17,6 +17,9 @@ from app.engine.check.shapes import (
     legacy_task_problems,
     related_task_meta,
 )
+from app.engine.rpc.rpc_types import Frame
+from app.engine.tasks.legacy_parse import task_stub
+from app.engine.tasks.protocol_keys import RELATED_TASK_META
 
 INVALID_PARAMS = -32602
 METHOD_NOT_FOUND = -32601
@@ -43,17 +46,42 @@ def _task_support(state: RunState, name: str) -> str:
     return support if support in ("required", "optional", "forbidden") else "forbidden"
 
 
-async def create(state: RunState, name: str, args: dict[str, Any], purpose: str) -> Reply:
-    """A task-augmented `tools/call`; a task it created is remembered for the clean-up."""
+async def create(
+    state: RunState,
+    name: str,
+    args: dict[str, Any],
+    purpose: str,
+    ttl_ms: int | None = REQUESTED_TTL_MS,
+) -> Reply:
+    """A task-augmented `tools/call` asking `ttl_ms` (None: no ttl, so the server's own default
+    shows); a task it created is remembered for the clean-up."""
+    task_params = {} if ttl_ms is None else {"ttl": ttl_ms}
     reply = await state.probe.call(
-        "tools/call",
-        {"name": name, "arguments": args, "task": {"ttl": REQUESTED_TTL_MS}},
-        purpose,
+        "tools/call", {"name": name, "arguments": args, "task": task_params}, purpose
     )
-    task = reply.result.get("task") if reply.result is not None else None
-    if isinstance(task, dict) and isinstance(task.get("taskId"), str):
+    task, _ = task_of(reply)
+    if task is not None and isinstance(task.get("taskId"), str):
         state.probe.remember(task["taskId"])
     return reply
+
+
+def task_of(reply: Reply) -> tuple[dict[str, Any] | None, str | None]:
+    """The task a task-augmented call created, and the variant it came as: None for the spec's
+    CreateTaskResult `{task}`, else how (FastMCP 2.14 announces it in a tool result's `_meta`)."""
+    result = reply.result
+    if result is None:
+        return None, None
+    nested = result.get("task")
+    if isinstance(nested, dict):
+        return nested, None
+    stub = task_stub(result)
+    if stub is None:
+        return None, None
+    key, task = stub
+    return (
+        task,
+        f"the task came as _meta[{key!r}] on a tool result, not a CreateTaskResult {{task}}",
+    )
 
 
 async def task_support(state: RunState) -> None:
@@ -91,7 +119,7 @@ async def task_support(state: RunState) -> None:
             judge.warned(
                 "tasks-legacy-task-support",
                 "a plain call came back as a tool error (isError), not the -32601 the spec "
-                "names (the TypeScript SDK 1.x does this)",
+                "names (the TypeScript and Python SDKs 1.x do this)",
                 reply.evidence(),
             )
         else:
@@ -104,7 +132,7 @@ async def task_support(state: RunState) -> None:
     reply = await create(state, state.tool, state.tool_args, f"task call of {support} tool")
     if reply.code == METHOD_NOT_FOUND:
         judge.passed("tasks-legacy-task-support", "a task call answered -32601", reply.evidence())
-    elif reply.result is not None and isinstance(reply.result.get("task"), dict):
+    elif task_of(reply)[0] is not None:
         judge.warned(
             "tasks-legacy-task-support",
             f"{state.tool} has taskSupport {support} (absent means forbidden) yet a task "
@@ -138,9 +166,9 @@ async def lifecycle(state: RunState) -> None:
             "taskSupport is optional or required",
         )
         return
-    reply = await create(state, name, args, f"create a task with {name}")
-    task = reply.result.get("task") if reply.result is not None else None
-    if not isinstance(task, dict):
+    reply = await create(state, name, args, f"create a task with {name} (no ttl asked)", None)
+    task, variant = task_of(reply)
+    if task is None:
         what = reply.describe() if reply.result is None else "a result without a task object"
         judge.violated(
             "tasks-legacy-create-shape",
@@ -149,7 +177,16 @@ async def lifecycle(state: RunState) -> None:
         )
         judge.unrun_all(LIFECYCLE[1:], f"no task was created with {name}")
         return
-    judge_created(state, task, reply)
+    judge_created(state, task, reply, variant)
+    if state.capability("tasks", "requests", "tools", "call") is None:
+        judge.warned(
+            "tasks-declared-verbs-answer",
+            "the server under-declares: a task-augmented tools/call created a task although "
+            "capabilities.tasks.requests.tools.call is not declared (the Python SDK 1.23-1.26 "
+            "declares requests.tools: {}); a client that honours the declaration, taskscope's "
+            "tools call --task among them, creates no task here",
+            reply.evidence(),
+        )
     task_id = str(task.get("taskId"))
     result_call: asyncio.Task[Reply] | None = None
 
@@ -168,7 +205,7 @@ async def lifecycle(state: RunState) -> None:
         result_call = asyncio.create_task(fetch_result(state, task_id))
     result = await result_call
     judge_result(state, followed, result)
-    judge_questions(state, task_id, followed)
+    judge_questions(state, task_id, followed, reply)
     await judge_cancel_terminal(state, followed)
     await judge_list(state, task_id)
     judge_notifications(state)
@@ -178,12 +215,20 @@ async def fetch_result(state: RunState, task_id: str) -> Reply:
     return await state.probe.call("tasks/result", {"taskId": task_id}, "tasks/result (blocks)")
 
 
-def judge_created(state: RunState, task: dict[str, Any], reply: Reply) -> None:
+def judge_created(
+    state: RunState, task: dict[str, Any], reply: Reply, variant: str | None = None
+) -> None:
+    """tasks-legacy-create-shape, and tasks-ttl-shape unless the task came as a variant without
+    the Task fields (its ttl is then judged on tasks/get)."""
     judge = state.judge
     problems = legacy_task_problems(task)
     shape = [p for p in problems if not p.startswith("ttl")]
     if task.get("status") != "working":
         shape.append(f"the task begins {task.get('status')!r}, not working")
+    if variant is not None:
+        shape.insert(0, variant)
+        judge.violated("tasks-legacy-create-shape", "; ".join(shape), reply.evidence())
+        return
     if shape:
         judge.violated(
             "tasks-legacy-create-shape", "; ".join(shape), reply.evidence({"task": task})
@@ -205,7 +250,7 @@ def judge_shape(state: RunState, problems: list[str], reply: Reply, task: Any) -
     elif isinstance(task, dict):
         state.judge.passed(
             "tasks-ttl-shape",
-            f"ttl is {task.get('ttl')!r}",
+            "ttl is null (unlimited)" if task.get("ttl") is None else f"ttl is {task['ttl']!r}",
             reply.evidence({"ttl": task.get("ttl")}),
         )
 
@@ -273,10 +318,18 @@ def judge_result(state: RunState, followed: Followed, reply: Reply) -> None:
         return
     result = reply.result or {}
     problems = call_tool_result_problems(result)
-    if related_task_meta(result) is None:
-        problems.append('the result carries no _meta["io.modelcontextprotocol/related-task"]')
+    key = related_task_meta(result)
+    if key is None:
+        problems.append(f'the result carries no _meta["{RELATED_TASK_META}"]')
     if problems:
         judge.violated("tasks-legacy-result", "; ".join(problems), reply.evidence())
+    elif key != RELATED_TASK_META:
+        judge.warned(
+            "tasks-legacy-result",
+            f'the result names its task under _meta["{key}"], the pre-release name, not '
+            f'_meta["{RELATED_TASK_META}"] (FastMCP 2.14 does this)',
+            reply.evidence({"_meta": result.get("_meta")}),
+        )
     else:
         judge.passed(
             "tasks-legacy-result",
@@ -285,7 +338,7 @@ def judge_result(state: RunState, followed: Followed, reply: Reply) -> None:
         )
 
 
-def judge_questions(state: RunState, task_id: str, followed: Followed) -> None:
+def judge_questions(state: RunState, task_id: str, followed: Followed, created: Reply) -> None:
     """tasks-legacy-input-related-task: each question names the task; answering moves it on."""
     judge = state.judge
     asked = state.probe.questions
@@ -308,9 +361,11 @@ def judge_questions(state: RunState, task_id: str, followed: Followed) -> None:
                 cited,
             )
         else:
+            early = _arrived_before(state, question.frame, created.answer_frame)
+            when = " (while the tools/call was open, before its CreateTaskResult)" if early else ""
             judge.violated(
                 "tasks-legacy-input-related-task",
-                f"{question.method} arrived without the related-task meta of {task_id}",
+                f"{question.method} arrived without the related-task meta of {task_id}{when}",
                 cited,
             )
     if followed.timed_out and followed.statuses[-1:] == ["input_required"]:
@@ -318,6 +373,14 @@ def judge_questions(state: RunState, task_id: str, followed: Followed) -> None:
             "tasks-legacy-input-related-task",
             "the task stayed input_required after every question was answered",
         )
+
+
+def _arrived_before(state: RunState, frame: Frame | None, later: Frame | None) -> bool:
+    """Whether `frame` came in before `later` (both still among the frames kept)."""
+    frames = list(state.probe.frames)
+    if frame is None or later is None or frame not in frames or later not in frames:
+        return False
+    return frames.index(frame) < frames.index(later)
 
 
 async def judge_cancel_terminal(state: RunState, followed: Followed) -> None:
@@ -338,9 +401,11 @@ async def judge_cancel_terminal(state: RunState, followed: Followed) -> None:
             reply.evidence(),
         )
     else:
+        status = reply.result.get("status") if reply.result is not None else None
+        answered = f"the task as {status!r}" if status is not None else reply.describe()
         judge.violated(
             "tasks-legacy-cancel-terminal",
-            f"cancelling a {followed.statuses[-1]} task answered {reply.describe()}",
+            f"cancelling a {followed.statuses[-1]} task answered {answered}, not -32602",
             reply.evidence(),
         )
     await confirm_final(state, followed)
@@ -398,8 +463,16 @@ async def judge_list(state: RunState, task_id: str) -> None:
     reply = await state.probe.call(
         "tasks/list", {"cursor": "taskscope-not-a-cursor"}, "tasks/list with an invalid cursor"
     )
+    listed = reply.result.get("tasks") if reply.result is not None else None
     if reply.code == INVALID_PARAMS:
         judge.passed("tasks-legacy-list", "an invalid cursor answered -32602", reply.evidence())
+    elif isinstance(listed, list):
+        judge.violated(
+            "tasks-legacy-list",
+            f"an invalid cursor was ignored: tasks/list answered a page of {len(listed)} tasks, "
+            "not -32602",
+            reply.evidence(),
+        )
     else:
         judge.violated(
             "tasks-legacy-list",
@@ -442,8 +515,8 @@ async def cancel_working(state: RunState) -> None:
         judge.unrun("tasks-legacy-cancel-working", f"{name} cannot run as a task")
         return
     reply = await create(state, name, args, f"create a task with {name} to cancel")
-    task = reply.result.get("task") if reply.result is not None else None
-    if not isinstance(task, dict) or not isinstance(task.get("taskId"), str):
+    task, _ = task_of(reply)
+    if task is None or not isinstance(task.get("taskId"), str):
         judge.unrun("tasks-legacy-cancel-working", f"no task was created: {reply.describe()}")
         return
     task_id = task["taskId"]

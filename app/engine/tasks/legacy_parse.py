@@ -51,7 +51,7 @@ def legacy_create(payload: Any, tool: str, variants: Variants | None = None) -> 
         note(variants, "tools/call: flat CreateTaskResult on the legacy wire")
         task = parse_task(payload, LEGACY_RULES, variants=variants, tool_name=tool)
         return ParsedCreate(kind="task", task=task)
-    stub = _task_stub(payload)
+    stub = task_stub(payload)
     if stub is not None:
         key, body = stub
         note(variants, f"tools/call: the task came as _meta[{key!r}] on a tool result")
@@ -62,7 +62,7 @@ def legacy_create(payload: Any, tool: str, variants: Variants | None = None) -> 
     raise ProtocolViolation("tools/call answered with neither a task nor a tool result", payload)
 
 
-def _task_stub(payload: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+def task_stub(payload: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
     """A task announced in a tool result's `_meta` (key and body), as older SDKs answer."""
     meta = payload.get("_meta")
     if not isinstance(meta, dict):

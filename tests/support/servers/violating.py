@@ -39,6 +39,7 @@ class Relay:
     ended: set[str] = field(default_factory=set)
     gets: dict[str, int] = field(default_factory=dict)
     updated: set[str] = field(default_factory=set)
+    unlimited: set[str] = field(default_factory=set)
 
     # -- client → server ------------------------------------------------------------------------
 
@@ -156,6 +157,18 @@ def create_not_working(relay: Relay, method: str, params: dict[str, Any], messag
             task["status"] = "input_required"
 
 
+def task_in_meta(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
+    """FastMCP 2.14's shape: the created task as `_meta` of a tool result, taskId and status."""
+    result = message.get("result")
+    if method == "tools/call" and isinstance(result, dict) and isinstance(result.get("task"), dict):
+        stub = {key: result["task"].get(key) for key in ("taskId", "status")}
+        message["result"] = {
+            "content": [],
+            "isError": False,
+            "_meta": {"modelcontextprotocol.io/task": stub},
+        }
+
+
 def ttl_string(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
     for task in _tasks_in(method, message):
         if isinstance(task.get("ttl"), int):
@@ -165,6 +178,18 @@ def ttl_string(relay: Relay, method: str, params: dict[str, Any], message: Messa
 def ttl_null(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
     for task in _tasks_in(method, message):
         if "ttl" in task:
+            task["ttl"] = None
+
+
+def ttl_null_unrequested(
+    relay: Relay, method: str, params: dict[str, Any], message: Message
+) -> None:
+    """The TypeScript SDK examples' way: a task created without a requested ttl keeps ttl null."""
+    asked = params.get("task")
+    for task in _tasks_in(method, message):
+        if method == "tools/call" and isinstance(asked, dict) and "ttl" not in asked:
+            relay.unlimited.add(str(task.get("taskId")))
+        if str(task.get("taskId")) in relay.unlimited:
             task["ttl"] = None
 
 
@@ -190,6 +215,15 @@ def result_no_related_meta(
     result = message.get("result")
     if method == "tasks/result" and isinstance(result, dict):
         result.get("_meta", {}).pop(RELATED, None)
+
+
+def result_old_related_key(
+    relay: Relay, method: str, params: dict[str, Any], message: Message
+) -> None:
+    """FastMCP 2.14's related-task key, the pre-release `modelcontextprotocol.io/related-task`."""
+    result = message.get("result")
+    if method == "tasks/result" and isinstance(result, dict) and RELATED in result.get("_meta", {}):
+        result["_meta"]["modelcontextprotocol.io/related-task"] = result["_meta"].pop(RELATED)
 
 
 def cancel_not_cancelled(
@@ -232,6 +266,17 @@ def mixed_era(relay: Relay, method: str, params: dict[str, Any], message: Messag
             capabilities["extensions"] = dict(DECLARATION["extensions"])
         else:
             capabilities["tasks"] = {"requests": {"tools": {"call": {}}}}
+
+
+def tools_call_undeclared(
+    relay: Relay, method: str, params: dict[str, Any], message: Message
+) -> None:
+    """The Python SDK 1.23-1.26 way: `tasks.requests.tools` declared as {}, without `call`."""
+    result = message.get("result")
+    if method == "initialize" and isinstance(result, dict):
+        tasks = result.get("capabilities", {}).get("tasks")
+        if isinstance(tasks, dict):
+            tasks["requests"] = {"tools": {}}
 
 
 def early_expiry(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
@@ -419,15 +464,19 @@ def create_carries_result(
 Rewrite = Callable[[Relay, str, dict[str, Any], Message], None]
 REWRITES: dict[str, Rewrite] = {
     "create-not-working": create_not_working,
+    "task-in-meta": task_in_meta,
     "ttl-string": ttl_string,
     "ttl-null": ttl_null,
+    "ttl-null-unrequested": ttl_null_unrequested,
     "terminal-not-final": terminal_not_final,
     "unknown-id-internal": unknown_id_internal,
     "result-no-related-meta": result_no_related_meta,
+    "result-old-related-key": result_old_related_key,
     "cancel-not-cancelled": cancel_not_cancelled,
     "cancel-terminal-accepted": cancel_terminal_accepted,
     "list-misses-task": list_misses_task,
     "mixed-era": mixed_era,
+    "tools-call-undeclared": tools_call_undeclared,
     "early-expiry": early_expiry,
     "get-result-type-task": get_result_type_task,
     "legacy-field-names": legacy_field_names,

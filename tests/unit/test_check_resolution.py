@@ -1,0 +1,47 @@
+"""Which wire a checked server resolves, judged from its declared capabilities alone: a server
+that offers no tasks is not a failing one, and one that under-declares is told so."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, cast
+
+from app.engine.check.catalog import select
+from app.engine.check.judge import Judge
+from app.engine.check.probe import Probe
+from app.engine.check.run_state import RunState
+from app.engine.check.scenarios_common import resolution
+from app.engine.rpc.rpc_types import ServerInfo
+from app.engine.tasks.wire import resolve_capabilities
+
+
+def resolved(protocol_version: str, capabilities: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """Each check the resolution scenario settles: (verdict, reason)."""
+    era = "legacy" if protocol_version == "2025-11-25" else "modern"
+    info = ServerInfo("s", "1", protocol_version, era, capabilities, None, "stdio")
+    wire = resolve_capabilities(info).wire
+    judge = Judge(select("legacy" if era == "legacy" else "extension"))
+    state = RunState(cast(Probe, None), judge, info, wire, None, {})
+    asyncio.run(resolution(state))
+    settled = ("tasks-wire-resolvable", "tasks-declaration-hygiene", "tasks-extension-advertised")
+    judge.settle(settled)
+    return {f.check.id: (f.verdict, f.reason) for f in judge.findings() if f.check.id in settled}
+
+
+def test_a_modern_server_without_tasks_is_skipped_not_failed() -> None:
+    found = resolved("2026-07-28", {"tools": {}})
+    verdict, reason = found["tasks-wire-resolvable"]
+    assert verdict == "skip"
+    assert "declares no tasks support" in reason
+    assert found["tasks-extension-advertised"][0] == "skip"
+    assert found["tasks-declaration-hygiene"][0] == "pass"
+
+
+def test_a_legacy_server_without_tasks_is_skipped_not_failed() -> None:
+    assert resolved("2025-11-25", {"tools": {}})["tasks-wire-resolvable"][0] == "skip"
+
+
+def test_legacy_tasks_on_the_modern_era_still_fail() -> None:
+    found = resolved("2026-07-28", {"tasks": {"requests": {"tools": {"call": {}}}}})
+    assert found["tasks-wire-resolvable"][0] == "fail"
+    assert found["tasks-declaration-hygiene"][0] == "fail"
