@@ -603,6 +603,7 @@ def serve_http(wire: str, relay: Relay, port: int, demo_args: list[str]) -> None
             *demo_args,
         ],
         stdin=subprocess.DEVNULL,
+        preexec_fn=_die_with_parent,
     )
     upstream = f"http://127.0.0.1:{demo_port}/mcp"
     client = httpx.AsyncClient(timeout=60)
@@ -639,6 +640,15 @@ def serve_http(wire: str, relay: Relay, port: int, demo_args: list[str]) -> None
     finally:
         demo.terminate()
         demo.wait(timeout=10)
+
+
+def _die_with_parent() -> None:
+    """In the demo child: be killed when the relay dies, however it dies (a SIGKILL after a
+    slow graceful stop skips the relay's own clean-up)."""
+    import ctypes
+    import signal
+
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def _wait_listening(port: int) -> None:
