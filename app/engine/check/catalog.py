@@ -170,6 +170,15 @@ CHECKS: tuple[Check, ...] = (
         f"{S1}: notifications/tasks/status params are NotificationParams & Task (taskId, "
         "status, createdAt, lastUpdatedAt, ttl); sending them is optional",
     ),
+    _check(
+        "tasks-legacy-session-binding",
+        "Whether a task is bound to the session that made it (information)",
+        "legacy",
+        "MAY",
+        "lifecycle",
+        f'{S1}, Security: "When an authorization context exists, tasks MUST be bound to it"; '
+        "without one, binding is the server's choice: a second connection shows which it made",
+    ),
     # -- extension (SEP-2663) -----------------------------------------------------------------
     _check(
         "tasks-extension-advertised",

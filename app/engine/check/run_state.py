@@ -3,13 +3,17 @@ may call (the `--tool-name` one, and the official suite's fixtures when the serv
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.engine.check.judge import Judge
 from app.engine.check.probe import Probe
 from app.engine.rpc.rpc_types import ServerInfo
 from app.engine.tasks.models import InputRequest
+
+if TYPE_CHECKING:
+    from app.engine.rpc.connection import Connection
 
 FIXTURE_TOOLS = (
     "greet",
@@ -36,6 +40,8 @@ class RunState:
     tool: str | None
     tool_args: dict[str, Any]
     tools: dict[str, dict[str, Any]] = field(default_factory=dict)
+    open_another: Callable[[], Connection] | None = None
+    """A new, unopened connection to the same server (the session-binding check's second one)."""
 
     def fixture(self, name: str) -> str | None:
         """`name` when the server lists that suite fixture, else None."""

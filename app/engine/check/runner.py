@@ -23,6 +23,7 @@ from app.engine.check.probe import Answerer, Probe
 from app.engine.check.run_state import RunState
 
 if TYPE_CHECKING:
+    from app.engine.rpc.connection import Connection
     from app.engine.rpc.session import EngineSession
 
 Scenario = Callable[[RunState], Awaitable[None]]
@@ -61,6 +62,7 @@ SCENARIOS: tuple[tuple[str, Scenario, tuple[str, ...]], ...] = (
     ("legacy", legacy.task_support, ("tasks-legacy-task-support",)),
     ("legacy", legacy.lifecycle, (*legacy.LIFECYCLE, "tasks-declared-verbs-answer")),
     ("legacy", legacy.cancel_working, ("tasks-legacy-cancel-working", "tasks-legal-transitions")),
+    ("legacy", legacy.session_binding, ("tasks-legacy-session-binding",)),
     (
         "extension",
         extension.declaration,
@@ -113,6 +115,7 @@ async def run_checks(
         session.capabilities.wire,
         settings.tool,
         dict(settings.tool_args or {}),
+        open_another=lambda: another_connection(session),
     )
     notes: list[str] = []
     listing = await _list_tools(session, settings.timeout_s)
@@ -186,3 +189,15 @@ async def _clean_up(state: RunState) -> list[str]:
         if reply.result is None and reply.code != -32602:
             left.append(created.task_id)
     return left
+
+
+def another_connection(session: EngineSession) -> Connection:
+    """A second connection to the session's server, on its era and with its sign-in."""
+    from app.engine.rpc.connection import Connection
+
+    return Connection(
+        session.target,
+        era="legacy" if session.info.era == "legacy" else "modern",
+        redact=session.redact,
+        authorizer=session.authorizer,
+    )

@@ -17,7 +17,7 @@ from app.engine.check.shapes import (
     legacy_task_problems,
     related_task_meta,
 )
-from app.engine.rpc.rpc_types import Frame
+from app.engine.rpc.rpc_types import Frame, RpcError
 from app.engine.tasks.legacy_parse import task_stub
 from app.engine.tasks.protocol_keys import RELATED_TASK_META
 
@@ -552,3 +552,46 @@ async def cancel_working(state: RunState) -> None:
                 f"a cancelled task later said {after.result.get('status')!r}",
                 after.evidence(),
             )
+
+
+async def session_binding(state: RunState) -> None:
+    """tasks-legacy-session-binding, information: can a second connection see a task this run
+    made? Run last: closing a second session has stopped a server's task support (the Python
+    SDK 1.30 over HTTP answers every later task call "TaskSupport not running")."""
+    check_id = "tasks-legacy-session-binding"
+    made = next(iter(state.probe.created), None)
+    if made is None:
+        state.judge.unrun(check_id, "the run made no task to look for")
+        return
+    if state.info.transport == "stdio":
+        state.judge.passed(
+            check_id,
+            "over stdio every connection is its own server process: only the connection that "
+            "made a task sees it",
+        )
+        return
+    if state.open_another is None:
+        state.judge.unrun(check_id, "no second connection can be opened to this server")
+        return
+    other = state.open_another()
+    try:
+        await other.open()
+        answer = await other.request(
+            "tasks/get", {"taskId": made}, reason="check: the task from a second connection"
+        )
+    except RpcError as exc:
+        state.judge.passed(
+            check_id,
+            f"a second connection gets {exc.code} for the task: tasks are bound to the session "
+            "that created them (allowed; watch a task from the connection that made it)",
+        )
+    except Exception as exc:
+        state.judge.unrun(check_id, f"a second connection could not ask: {exc}")
+    else:
+        seen = answer.get("status") if isinstance(answer, dict) else None
+        state.judge.passed(
+            check_id,
+            f"a second connection sees the task ({seen}): tasks are not bound to the session",
+        )
+    finally:
+        await other.close()
