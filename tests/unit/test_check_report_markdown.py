@@ -56,8 +56,8 @@ def test_only_what_needs_care_is_explained_with_its_spec_and_evidence() -> None:
     assert "### ? could-not-run: `tasks-legacy-list`" in care
     assert "tasks-legacy-cancel-terminal" not in care and "tasks-wire-resolvable" not in care
     assert "Spec: 2025-11-25 basic/utilities/tasks" in care
-    assert "1. `tasks/get`, received, id `7'x`, exchange 12, HTTP 200" in care
-    assert "2. `tasks/get`, sent, id `7`, exchange 12" in care
+    assert "1. tasks/get, received, id 7\\`x, exchange 12, HTTP 200" in care
+    assert "2. tasks/get, sent, id 7, exchange 12" in care
     assert "   ```json" in care  # each excerpt fenced, a nested one at any depth
     assert care.count('"bottom"') == 1
     assert "- Task `task'9` was left behind: it could not be cancelled." in text

@@ -187,20 +187,19 @@ def _finding_markdown(finding: Finding) -> list[str]:
         plain(clean_text(finding.reason, max_len=MAX_REASON_CHARS)),
     ]
     for number, item in enumerate(finding.evidence, start=1):
-        lines += ["", f"{number}. {_evidence_line(item)}"]
+        lines += ["", f"{number}. {cell(evidence_words(item))}"]
         if item.excerpt is not None:
             lines += ["", *code(item.excerpt, indent="   ")]
     return lines
 
 
-def _evidence_line(item: Evidence) -> str:
-    """Which frame: method, direction, JSON-RPC id, exchange number and HTTP status."""
-    parts = [f"`{inline(item.method or 'a frame')}`"]
-    parts.append("sent" if item.direction == "out" else "received")
+def evidence_words(item: Evidence) -> str:
+    """Which frame, in words: method, direction, JSON-RPC id, exchange number, HTTP status."""
+    parts = [item.method or "a frame", "sent" if item.direction == "out" else "received"]
     if item.rpc_id is not None:
-        parts.append(f"id `{inline(str(item.rpc_id))}`")
+        parts.append(f"id {item.rpc_id}")
     if item.exchange is not None:
         parts.append(f"exchange {item.exchange}")
     if item.http_status is not None:
         parts.append(f"HTTP {item.http_status}")
-    return ", ".join(parts)
+    return clean_text(", ".join(parts), max_len=200)
