@@ -19,12 +19,13 @@ def data_dir() -> Path:
     return base / "taskscope"
 
 
-def write_private(path: Path, text: str) -> Path:
-    """Write a report file as the user's own (0600, also when it existed), never through a
-    symlink; returns where it went. Raises `OSError` when it cannot."""
+def write_private(path: str | Path, text: str) -> Path:
+    """Write a report file (`~` expanded) as the user's own (0600, also when it existed), never
+    through a symlink; returns where it went. Raises `OSError` when it cannot."""
+    target = Path(path).expanduser()
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
-    descriptor = os.open(path, flags, 0o600)
+    descriptor = os.open(target, flags, 0o600)
     with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
         os.fchmod(handle.fileno(), 0o600)
         handle.write(text)
-    return path.resolve()
+    return target.resolve()

@@ -65,9 +65,11 @@ if TYPE_CHECKING:
     from app.engine.record.recording import SessionInfo
     from app.engine.rpc.rpc_types import Frame
     from app.engine.tasks.events import TaskEvent
+    from app.tui.check_run import CheckRun
     from app.view.known_tasks import KnownTasks, KnownTasksOfServers
     from app.view.sign_in import SignInState
     from app.view.source import TaskSource
+    from widgets.check_screen import CheckScreen
     from widgets.rpc_log import RpcLog
     from widgets.sign_in_screen import SignInScreen
     from widgets.task_detail import TaskDetail
@@ -133,6 +135,8 @@ class TaskscopeApp(VerbActions, App[int]):
         self.inputs = PendingInputs()
         self.frames = FrameBuffer(self.config.rpc_log)
         self.rpc_log: RpcLog | None = None
+        self.check_run: CheckRun | None = None
+        """The server check under way or shown (`c`), with its own session and frames."""
         self.sign_in: SignInScreen | None = None
         """The sign-in screen while a server's sign-in is under way (hidden or shown)."""
         self.sign_ins_waiting: dict[str, SignInState] = {}
@@ -368,6 +372,13 @@ class TaskscopeApp(VerbActions, App[int]):
         """Enter or a click on a line of the RPC log: open that frame's exchange."""
         self.open_exchange(message.frame)
 
+    def on_check_screen_evidence_chosen(self, message: CheckScreen.EvidenceChosen) -> None:
+        """Enter on a check's row: open the frames behind its verdict."""
+        self.open_check_evidence(message.finding)
+
+    def on_check_screen_export_chosen(self, message: CheckScreen.ExportChosen) -> None:
+        self.export_check_report(message.report)
+
     def on_key(self, event: events.Key) -> None:
         """A greyed-out key says why; escape in the filter bar clears the filter, elsewhere it
         clears the marks."""
@@ -390,6 +401,8 @@ class TaskscopeApp(VerbActions, App[int]):
         self._source_closed = True
         self._updates.cancel()
         self.workers.cancel_group(self, engine.ENGINE_GROUP)
+        if self.check_run is not None:
+            await self.check_run.close()
         await self.source.close()
 
     async def on_unmount(self) -> None:
