@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.console import Group
 from rich.style import Style
 from rich.text import Text
 from textual import events, on
@@ -49,10 +50,10 @@ VERDICT_COLOURS: dict[Verdict, str] = {
     "skip": "",
     "could-not-run": "text-accent",
 }
-QUESTIONS_DECLINED_SHORT = "questions the server asks are declined"
 OUTCOMES = ("passed", "failed", "incomplete")
 """Each is a class of the status line once the run ends with it (its colour)."""
-NOTE = "Its own connection · the tasks it creates are cancelled at the end · "
+NOTE = "Own connection · the tasks it makes are cancelled · questions are declined"
+"""What the check does besides checking, in one line (the confirmation said it at length)."""
 
 
 class CheckScreen(ModalScreen[None]):
@@ -112,7 +113,7 @@ class CheckScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(self.title_text, id="check-title")
-        yield Static(Text(NOTE + QUESTIONS_DECLINED_SHORT, style="dim"), id="check-note")
+        yield Static(Text(NOTE, style="dim"), id="check-note")
         with Horizontal(id="check-progress"):
             yield ProgressBar(show_eta=False, id="check-bar")
             yield Static(id="check-status")
@@ -227,7 +228,7 @@ class CheckScreen(ModalScreen[None]):
     def _show_detail(self) -> None:
         check = self._highlighted()
         self.query_one("#check-detail", Static).update(
-            detail_text(check, self.progress.findings.get(check.id) if check else None)
+            detail_lines(check, self.progress.findings.get(check.id) if check else None)
         )
 
     # -- keys --------------------------------------------------------------------------------------
@@ -247,26 +248,33 @@ class CheckScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
-def detail_text(check: Check | None, finding: Finding | None) -> Text:
-    """The highlighted check: id and title, level and category, then its reason, spec sentence
-    and evidence once its verdict is in (server text made plain)."""
-    text = Text()
+def detail_lines(check: Check | None, finding: Finding | None) -> Group:
+    """The highlighted check: id and title, level and category, then its reason (wrapped), its
+    evidence and the spec sentence it enforces (one line each, cut with an ellipsis: the
+    exports hold them whole). Server text is made plain."""
     if check is None:
-        return text
-    text.append(check.id, Style(bold=True))
-    text.append(f" · {check.title}\n")
+        return Group()
+    head = _line()
+    head.append(check.id, Style(bold=True))
+    head.append(f" · {check.title}")
     needs = " · needs a tool" if check.needs_tool else ""
     wire = "both wires" if check.wire == "both" else f"{check.wire} wire"
-    text.append(f"{check.level} · {check.category} · {wire}{needs}\n", Style(dim=True))
+    lines = [head, _line(f"{check.level} · {check.category} · {wire}{needs}", Style(dim=True))]
     if finding is not None:
-        text.append("Reason   ", Style(bold=True))
-        text.append(clean_text(finding.reason, max_len=DETAIL_WIDTH) + "\n")
-        text.append("Evidence ", Style(bold=True))
+        reason = Text("Reason   ", Style(bold=True))
+        reason.append(clean_text(finding.reason, max_len=DETAIL_WIDTH))
         cited = [evidence_words(item) for item in finding.evidence]
-        text.append("; ".join(cited) + " (enter opens it)\n" if cited else "no frame is cited\n")
-    text.append("Spec     ", Style(bold=True))
-    text.append(one_line(check.spec, DETAIL_WIDTH), Style(dim=True))
-    return text
+        evidence = _line("Evidence ", Style(bold=True))
+        evidence.append("; ".join(cited) + " (enter opens it)" if cited else "no frame is cited")
+        lines += [reason, evidence]
+    spec = _line("Spec     ", Style(bold=True))
+    spec.append(one_line(check.spec, DETAIL_WIDTH), Style(dim=True))
+    return Group(*lines, spec)
+
+
+def _line(text: str = "", style: Style | None = None) -> Text:
+    """One line of the detail, cut with an ellipsis where it does not fit."""
+    return Text(text, style=style or "", no_wrap=True, overflow="ellipsis")
 
 
 def keys_text(progress: CheckProgress) -> Text:

@@ -87,7 +87,7 @@ async def _choose_and_check(app: TaskscopeApp) -> None:
     plan = check_plan(_server_label(chosen), chosen.info.transport, tool, needing)
     confirm = ConfirmModal("Check this server?", Text(plan), yes="Check", no="Cancel")
     if await app.push_screen_wait(confirm):
-        start_check(app, live, _title(chosen, tool), tool)
+        start_check(app, live, check_title(chosen, tool), tool)
 
 
 async def _server_to_check(app: TaskscopeApp) -> ChosenServer | None:
@@ -119,7 +119,7 @@ def _server_label(chosen: ChosenServer) -> str:
     return one_line(named, NAME_WIDTH * 2)
 
 
-def _title(chosen: ChosenServer, tool: str | None) -> Text:
+def check_title(chosen: ChosenServer, tool: str | None) -> Text:
     """The check screen's heading: the server, how it is reached, the tool."""
     info = chosen.info
     title = Text("Check ", style="bold")
