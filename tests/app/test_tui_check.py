@@ -17,9 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.text import Text
 from textual.message import Message
 from textual.widgets import Input, OptionList
 
+from app.engine.check.catalog import select
+from app.engine.check.model import Evidence, Finding
 from app.engine.record.recorder import Recorder, redactor_for
 from app.engine.record.recording import Action, RecordedFrame
 from app.engine.record.replay import read_recording
@@ -28,6 +31,7 @@ from app.tui.live import LiveSource
 from app.tui.multi import MultiSource
 from app.view.source import SourceUnavailable
 from tests.support.demo_servers import demo_children
+from tests.support.markup import clickable_cells, shown_text
 from tests.support.tui_helpers import (
     SIZE,
     connected,
@@ -37,6 +41,7 @@ from tests.support.tui_helpers import (
     stdio_target,
     wait_for,
 )
+from tests.support.tui_recording import recorded_app
 from widgets.check_screen import CheckScreen
 from widgets.choice_picker import ChoicePicker
 from widgets.confirm import ConfirmModal, TextPrompt
@@ -211,7 +216,8 @@ async def test_no_tool_on_the_extension_demo_over_http_is_incomplete_never_green
         screen.table.move_cursor(row=ids.index("tasks-ttl-shape"))
         await pilot.pause()
         await pilot.press("enter")  # no frame behind a check that could not run: it says so
-        await wait_for(pilot, lambda: any("cites no frame" in n.message for n in app._notifications))
+        said = lambda: [n.message for n in app._notifications]  # noqa: E731
+        await wait_for(pilot, lambda: any("cites no frame" in message for message in said()))
         assert app.screen is screen
         exchange = await open_row(pilot, screen, "tasks-undeclared-capability-rejected")
         assert exchange.exchange.response is not None
@@ -297,3 +303,28 @@ async def test_read_only_offers_no_check() -> None:
         assert not isinstance(app.screen, ToolPicker)
         titles = [command.title for command in app.get_system_commands(app.screen)]
         assert "New task" not in titles and "Check this server" not in titles
+
+
+async def test_server_text_on_the_check_screen_reads_as_written() -> None:
+    """A reason, an evidence method and an id the server chose, full of markup and escapes:
+    drawn as typed (no markup parsed, no click action planted, no escape), and the App runs on."""
+    app = recorded_app()
+    hostile = "[/b]EVIL [@click=app.quit]x[/] \x1b[2J"
+    check = select("legacy")["tasks-wire-resolvable"]
+    evidence = (Evidence(hostile, "in", hostile, 3),)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.info is not None)
+        screen = CheckScreen(Text("Check"))
+        await app.push_screen(screen)
+        screen.post_message(CheckScreen.Started((check,)))
+        screen.post_message(CheckScreen.Settled(Finding(check, "fail", hostile, evidence)))
+        await wait_for(pilot, lambda: screen.progress.settled == 1)
+        await pilot.pause()
+        detail = shown_text(screen.query_one("#check-detail"))
+        assert "Reason [/b]EVIL [@click=app.quit]x[/] Evidence [/b]EVIL [@click" in detail
+        assert ", received, id [/b]EVIL [@click=app.quit]x[/] , exchange 3" in detail
+        assert "2J" not in detail  # the escape sequence is dropped whole
+        assert clickable_cells(screen) == []
+        await pilot.press("enter")  # a frame the run never kept: it says so, plainly
+        await wait_for(pilot, lambda: bool(app._notifications))
+        assert app.is_running and app.screen is screen
