@@ -216,8 +216,11 @@ async def test_no_tool_on_the_extension_demo_over_http_is_incomplete_never_green
         screen.table.move_cursor(row=ids.index("tasks-ttl-shape"))
         await pilot.pause()
         await pilot.press("enter")  # no frame behind a check that could not run: it says so
-        said = lambda: [n.message for n in app._notifications]  # noqa: E731
-        await wait_for(pilot, lambda: any("cites no frame" in message for message in said()))
+
+        def said_so() -> bool:
+            return any("cites no frame" in n.message for n in app._notifications)
+
+        await wait_for(pilot, said_so)
         assert app.screen is screen
         exchange = await open_row(pilot, screen, "tasks-undeclared-capability-rejected")
         assert exchange.exchange.response is not None
