@@ -42,6 +42,10 @@ TITLE_MIN_WIDTH = 16
 """Narrower than this, the title column gives way (the detail lines show it)."""
 CELL_PADDING = 2
 """Columns a DataTable pads each cell with."""
+SCREEN_PADDING = 2
+"""The screen's own padding, left and right (styles/check.tcss)."""
+SCROLLBAR_WIDTH = 2
+"""Kept free for the table's vertical scroll bar, shown or not."""
 DETAIL_WIDTH = 600
 VERDICT_COLOURS: dict[Verdict, str] = {
     "pass": "text-success",
@@ -109,7 +113,8 @@ class CheckScreen(ModalScreen[None]):
         self.title_text = title
         self.progress = CheckProgress()
         self._styles = ThemeStyles(lambda: self.app.theme_variables)
-        self._narrow = False
+        self._title_width = 0
+        """The title column's width for the screen's width (0: no title column)."""
 
     def compose(self) -> ComposeResult:
         yield Static(self.title_text, id="check-title")
@@ -126,28 +131,33 @@ class CheckScreen(ModalScreen[None]):
         return self.query_one("#check-table", DataTable)
 
     def on_mount(self) -> None:
-        self._narrow = self._is_narrow(self.app.size.width)
+        self._title_width = self._title_room(self.app.size.width)
         self._rebuild()
         self.table.focus()
 
     def on_resize(self, event: events.Resize) -> None:
-        narrow = self._is_narrow(event.size.width)
-        if narrow != self._narrow:
-            self._narrow = narrow
+        room = self._title_room(event.size.width)
+        if room != self._title_width:
+            self._title_width = room
             self._rebuild()
 
-    def _is_narrow(self, width: int) -> bool:
-        """Whether the title column gives way: ids, verdicts and levels take the room."""
-        longest = max((len(check.id) for check in self.progress.checks), default=0)
-        used = VERDICT_WIDTH + LEVEL_WIDTH + longest + 4 * CELL_PADDING + 2
-        return width - used < TITLE_MIN_WIDTH
+    def _title_room(self, width: int) -> int:
+        """The title column's width on a screen `width` wide: what the verdict, level and id
+        columns, the cell padding, the screen's padding and the scroll bar leave; 0 (no title
+        column, the detail lines show it) when that is less than `TITLE_MIN_WIDTH`."""
+        used = VERDICT_WIDTH + LEVEL_WIDTH + self._id_width() + 4 * CELL_PADDING
+        room = width - used - SCREEN_PADDING - SCROLLBAR_WIDTH
+        return room if room >= TITLE_MIN_WIDTH else 0
+
+    def _id_width(self) -> int:
+        return max((len(check.id) for check in self.progress.checks), default=10)
 
     # -- what the run posts ------------------------------------------------------------------------
 
     @on(Started)
     def _started(self, message: Started) -> None:
         self.progress.start(message.checks)
-        self._narrow = self._is_narrow(self.size.width or self.app.size.width)
+        self._title_width = self._title_room(self.app.size.width)
         self._rebuild()
 
     @on(Settled)
@@ -158,11 +168,16 @@ class CheckScreen(ModalScreen[None]):
 
     @on(Ended)
     def _ended(self, message: Ended) -> None:
+        """The outcome replaces the bar; the cursor, if still on the first row, goes to the
+        first check that needs care (a fail, else a could-not-run, else a warning)."""
         if message.report is not None:
             self.progress.finish(message.report)
         else:
             self.progress.fail(message.failure or "the check stopped")
         self._rebuild()
+        first = self.progress.first_needing_care()
+        if first is not None and self.table.cursor_row == 0:
+            self.table.move_cursor(row=self.progress.checks.index(first))
 
     # -- drawing -----------------------------------------------------------------------------------
 
@@ -173,14 +188,13 @@ class CheckScreen(ModalScreen[None]):
         table.clear(columns=True)
         table.add_column("Verdict", key="verdict", width=VERDICT_WIDTH)
         table.add_column("Level", key="level", width=LEVEL_WIDTH)
-        longest = max((len(check.id) for check in self.progress.checks), default=10)
-        table.add_column("Check", key="id", width=longest)
-        if not self._narrow:
-            table.add_column("Title", key="title")
+        table.add_column("Check", key="id", width=self._id_width())
+        if self._title_width:
+            table.add_column("Title", key="title", width=self._title_width)
         for check in self.progress.checks:
             cells = [self._verdict(check), Text(check.level), Text(check.id)]
-            if not self._narrow:
-                cells.append(Text(check.title))
+            if self._title_width:
+                cells.append(Text(check.title, no_wrap=True, overflow="ellipsis"))
             table.add_row(*cells, key=check.id)
         if table.row_count:
             table.move_cursor(row=min(max(row, 0), table.row_count - 1))

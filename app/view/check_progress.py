@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from app.engine.check.report import GLYPHS, evidence_words, summary_line
+from app.engine.check.report import GLYPHS, NEEDS_CARE, evidence_words, summary_line
 from app.engine.safety.sanitize import one_line
 
 if TYPE_CHECKING:
@@ -65,6 +65,15 @@ class CheckProgress:
         """How many of the checks have their verdict."""
         return sum(check.id in self.findings for check in self.checks)
 
+    def first_needing_care(self) -> Check | None:
+        """The first check that failed, else could not run, else warned (None: all is well)."""
+        for verdict in NEEDS_CARE:
+            for check in self.checks:
+                finding = self.findings.get(check.id)
+                if finding is not None and finding.verdict == verdict:
+                    return check
+        return None
+
     def verdict_cell(self, check: Check) -> str:
         """The glyph and the verdict word ("✓ pass"), or why there is none yet."""
         finding = self.findings.get(check.id)
@@ -73,14 +82,15 @@ class CheckProgress:
         return NOT_RUN if self.ended else WAITING
 
     def status(self) -> str:
-        """One line: connecting, how far the run is, the outcome, or why it stopped."""
+        """Connecting, how far the run is, the outcome (with why it is incomplete on a second
+        line), or why it stopped."""
         if self.failure is not None:
             return one_line(f"Could not check: {self.failure}", STATUS_WIDTH)
         report = self.report
         if report is not None:
-            reason = report.incomplete_reason
             outcome = f"{report.outcome.upper()} · {summary_line(report)}"
-            return one_line(outcome + (f" · {reason}" if reason else ""), STATUS_WIDTH)
+            reason = report.incomplete_reason
+            return outcome + (f"\n{one_line(reason, STATUS_WIDTH)}" if reason else "")
         if not self.checks:
             return "Connecting to the server on a connection of its own…"
         return f"{self.settled} of {len(self.checks)} checks settled"

@@ -12,6 +12,7 @@ row's server is checked; `--record` records the check's frames; read-only hides 
 from __future__ import annotations
 
 import json
+import sys
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 from typing import Any
@@ -23,11 +24,17 @@ from textual.widgets import Input, OptionList
 
 from app.engine.check.catalog import select
 from app.engine.check.model import Evidence, Finding
+from app.engine.check.runner import CheckSettings
 from app.engine.record.recorder import Recorder, redactor_for
 from app.engine.record.recording import Action, RecordedFrame
 from app.engine.record.replay import read_recording
+from app.engine.rpc.rpc_types import Frame
+from app.engine.rpc.session import EngineSession
+from app.engine.rpc.targets import StdioTarget
+from app.engine.safety.redact import Redactor
 from app.tui.app import TaskscopeApp
-from app.tui.live import LiveSource
+from app.tui.check_run import CheckRun
+from app.tui.live import LiveSource, Shown
 from app.tui.multi import MultiSource
 from app.view.source import SourceUnavailable
 from tests.support.demo_servers import demo_children
@@ -87,6 +94,24 @@ async def start_check(pilot: Any, tool: str | None) -> CheckScreen:
 async def finished(pilot: Any, screen: CheckScreen) -> None:
     await wait_for(pilot, lambda: screen.progress.ended, timeout=RUN_TIMEOUT)
     assert screen.progress.failure is None, screen.progress.failure
+
+
+def _frame(direction: Any, method: str, exchange: int, message: dict[str, Any]) -> Frame:
+    return Frame(
+        direction=direction,
+        message=message,
+        raw=None,
+        at=0.0,
+        method=method,
+        rpc_id=message["id"],
+        task_id=None,
+        reason=None,
+        latency_ms=None,
+        http_status=None,
+        headers={},
+        error=None,
+        exchange=exchange,
+    )
 
 
 def row_texts(screen: CheckScreen) -> list[str]:
@@ -211,7 +236,8 @@ async def test_no_tool_on_the_extension_demo_over_http_is_incomplete_never_green
         assert all(f.check.needs_tool for f in report.findings if f.verdict == "could-not-run")
         assert "? could-not-run MUST tasks-ttl-shape" in "\n".join(row_texts(screen))
         status = str(screen.query_one("#check-status").render())
-        assert status.startswith("INCOMPLETE ·") and "tasks-ttl-shape could not run" in status
+        assert status.startswith("INCOMPLETE ·")
+        assert "\ntasks-ttl-shape could not run: needs a tool" in status
         ids = [check.id for check in screen.progress.checks]
         screen.table.move_cursor(row=ids.index("tasks-ttl-shape"))
         await pilot.pause()
@@ -331,3 +357,57 @@ async def test_server_text_on_the_check_screen_reads_as_written() -> None:
         await pilot.press("enter")  # a frame the run never kept: it says so, plainly
         await wait_for(pilot, lambda: bool(app._notifications))
         assert app.is_running and app.screen is screen
+
+
+async def test_a_broken_rule_is_a_failed_row_and_enter_shows_the_offending_answer() -> None:
+    """The violating relay answers an unknown task id with -32603: the outcome is FAILED, the
+    cursor waits on the failed row, and its evidence is the server's wrong answer."""
+    relay = [sys.executable, "-m", "tests.support.servers.violating", "--wire", "legacy"]
+    target = StdioTarget([*relay, "--violate", "unknown-id-internal", "--", "--speed", "20"])
+    app = live_app(target, remember_tasks=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot)
+        screen = await start_check(pilot, None)
+        await finished(pilot, screen)
+        assert screen.progress.report is not None
+        assert screen.progress.report.outcome == "failed"
+        failed = "tasks-invalid-task-id-rejected"
+        assert screen.progress.checks[screen.table.cursor_row].id == failed
+        assert f"✗ fail MUST {failed}" in "\n".join(row_texts(screen))
+        detail = shown_text(screen.query_one("#check-detail"))
+        assert 'Reason tasks/get of an unknown id answered error -32603 "Task not found"' in detail
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ExchangeScreen))
+        response = app.screen.exchange.response  # type: ignore[attr-defined]
+        assert (response.message or {})["error"]["code"] == -32603
+
+
+async def test_a_verdict_citing_several_exchanges_asks_which_to_open() -> None:
+    app = recorded_app()
+    check = select("legacy")["tasks-legal-transitions"]
+    run = CheckRun(EngineSession(StdioTarget(["unused"])), CheckSettings(), Shown(Redactor()))
+    frames = [
+        _frame("out", "tasks/get", 41, {"jsonrpc": "2.0", "id": 1, "method": "tasks/get"}),
+        _frame("in", "tasks/get", 41, {"jsonrpc": "2.0", "id": 1, "result": {"status": "a"}}),
+        _frame("out", "tasks/get", 42, {"jsonrpc": "2.0", "id": 2, "method": "tasks/get"}),
+        _frame("in", "tasks/get", 42, {"jsonrpc": "2.0", "id": 2, "result": {"status": "b"}}),
+    ]
+    run.frames.add(frames)
+    evidence = (Evidence("tasks/get", "in", 1, 41), Evidence("tasks/get", "in", 2, 42))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.info is not None)
+        app.check_run = run
+        screen = CheckScreen(Text("Check"))
+        await app.push_screen(screen)
+        screen.post_message(CheckScreen.Started((check,)))
+        screen.post_message(CheckScreen.Settled(Finding(check, "fail", "b after a", evidence)))
+        await wait_for(pilot, lambda: screen.progress.settled == 1)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoicePicker))
+        assert "Frames behind tasks-legal-transitions" in str(
+            app.screen.query_one(".small-modal-title").render()
+        )
+        await pilot.press("down", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ExchangeScreen))
+        assert app.screen.exchange.response is frames[3]  # type: ignore[attr-defined]
+        app.check_run = None  # never opened: nothing to close

@@ -59,9 +59,10 @@ def test_rows_wait_for_their_verdict_and_the_status_follows_the_run() -> None:
     progress.finish(_report(*findings))
     assert progress.settled == len(LEGACY) and progress.ended
     assert progress.verdict_cell(second) == "? could-not-run"
+    assert progress.first_needing_care() is second
     status = progress.status()
     assert status.startswith("INCOMPLETE · 14 pass, 0 fail, 0 warn, 0 skip, 1 could-not-run")
-    assert f"{second.id} could not run: no tool" in status
+    assert status.endswith(f"\n{second.id} could not run: no tool")
 
 
 def test_a_run_that_could_not_connect_says_why_and_leaves_no_row_waiting() -> None:
