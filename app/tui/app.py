@@ -14,6 +14,7 @@ and the RPC log when it is first opened (from the frames the App keeps meanwhile
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path, PurePath
@@ -395,15 +396,16 @@ class TaskscopeApp(VerbActions, App[int]):
     # ------------------------------------------------------------------ shutdown
 
     async def close_source(self) -> None:
-        """Close the connection (and stop a spawned server) once."""
+        """Close the connection and a check's own (stopping the servers they spawned), once."""
         if self._source_closed:
             return
         self._source_closed = True
         self._updates.cancel()
         self.workers.cancel_group(self, engine.ENGINE_GROUP)
-        if self.check_run is not None:
-            await self.check_run.close()
-        await self.source.close()
+        closing = [self.source.close()]
+        if self.check_run is not None:  # a check's own connection closes alongside
+            closing.append(self.check_run.close())
+        await asyncio.gather(*closing)
 
     async def on_unmount(self) -> None:
         if self.close_on_unmount:

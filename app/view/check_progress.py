@@ -123,7 +123,9 @@ def check_plan(server: str, transport: str, tool: str | None, needing_tool: int 
         "It also asks tasks/get, tasks/result and tasks/cancel about ids the server never issued.",
         QUESTIONS_DECLINED,
         "",
-        "Same as: taskscope check" + (f" --tool-name {tool}" if tool is not None else ""),
+        "The same as taskscope check"
+        + (f" --tool-name {tool}" if tool is not None else "")
+        + " on this server.",
     ]
     return "\n".join(lines)
 

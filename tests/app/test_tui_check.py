@@ -30,7 +30,7 @@ from app.engine.record.recording import Action, RecordedFrame
 from app.engine.record.replay import read_recording
 from app.engine.rpc.rpc_types import Frame
 from app.engine.rpc.session import EngineSession
-from app.engine.rpc.targets import StdioTarget
+from app.engine.rpc.targets import HttpTarget, StdioTarget
 from app.engine.safety.redact import Redactor
 from app.tui.app import TaskscopeApp
 from app.tui.check_run import CheckRun
@@ -163,6 +163,8 @@ async def test_a_check_of_the_legacy_demo_fills_every_row_opens_evidence_and_exp
     app = live_app(stdio_target("legacy"), remember_tasks=False)
     async with app.run_test(size=SIZE, message_hook=hook) as pilot:
         await connected(pilot)
+        titles = [command.title for command in app.get_system_commands(app.screen)]
+        assert "Check this server" in titles
         watched = demo_children()
         assert len(watched) == 1
         screen = await start_check(pilot, "provision_server")
@@ -296,7 +298,8 @@ async def test_with_several_servers_the_selected_rows_server_is_checked(
         assert selected is not None and selected.server == "beta"
         await pilot.press("c")
         await wait_for(pilot, lambda: isinstance(app.screen, ToolPicker))
-        assert "on beta" in str(app.screen.query_one("#picker-title").render())
+        title = str(app.screen.query_one("#picker-title").render())
+        assert title == "Check beta (taskscope-demo-extension) with which tool?"
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, ToolPicker))
         screen = await start_check(pilot, None)
@@ -411,3 +414,36 @@ async def test_a_verdict_citing_several_exchanges_asks_which_to_open() -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, ExchangeScreen))
         assert app.screen.exchange.response is frames[3]  # type: ignore[attr-defined]
         app.check_run = None  # never opened: nothing to close
+
+
+API_KEY = "key-MIKE5150"
+TOKEN = "tok-OSCAR6160"
+MARKERS = ("MIKE5150", "OSCAR6160")
+
+
+async def test_credentials_a_server_echoes_never_reach_the_screen_or_a_report(
+    echo_secrets_url: str, tmp_path: Path
+) -> None:
+    """A server quoting `Authorization` and `--redact` headers back in its tools, results,
+    errors and task ids: the rows, the detail, the evidence and every export hold none."""
+    target = HttpTarget(f"{echo_secrets_url}/mcp", headers={"X-Api-Key": API_KEY}, bearer=TOKEN)
+    app = TaskscopeApp(LiveSource(target, redact=["X-Api-Key"]), remember_tasks=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot)
+        screen = await start_check(pilot, "echo")
+        await finished(pilot, screen)
+        report = screen.progress.report
+        assert report is not None
+        assert any("[redacted]" in json.dumps(f.as_json()) for f in report.findings)
+        shown = [*row_texts(screen)]
+        for row in range(screen.table.row_count):
+            screen.table.move_cursor(row=row)
+            await pilot.pause()
+            shown.append(shown_text(screen.query_one("#check-detail")))
+        for fmt, name in (("json", "c.json"), ("junit", "c.xml"), ("markdown", "c.md")):
+            await export(pilot, fmt, tmp_path / name)
+            shown.append((tmp_path / name).read_text())
+        assert app.check_run is not None
+        shown += [json.dumps(frame.message) for frame in app.check_run.frames.frames]
+        for text in shown:
+            assert not any(marker in text for marker in MARKERS), text

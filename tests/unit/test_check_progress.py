@@ -79,7 +79,9 @@ def test_the_plan_names_the_tool_or_what_no_tool_costs() -> None:
     assert "It calls provision_server with no arguments" in with_tool
     assert "cancels every task it made" in with_tool
     assert "Questions the server asks during the check are declined." in with_tool
-    assert with_tool.endswith("Same as: taskscope check --tool-name provision_server")
+    assert with_tool.endswith(
+        "The same as taskscope check --tool-name provision_server on this server."
+    )
     without = check_plan("demo\x1b[2J", "http", None, 10)
     assert "\x1b" not in without and "a new session" in without
     assert "No tool: the 10 checks that need one will be could-not-run" in without

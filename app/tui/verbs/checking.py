@@ -32,9 +32,9 @@ CHECK_GROUP = "check"
 """The worker group of the running check (one at a time)."""
 NAME_WIDTH = 40
 EXPORTS: dict[str, tuple[str, str]] = {
-    "json": ("json", "JSON: the document `taskscope check --format json` prints"),
+    "json": ("json", "JSON: as taskscope check --format json prints it"),
     "junit": ("xml", "JUnit XML: one testcase per check, for CI"),
-    "markdown": ("md", "Markdown: a table of every check, then what needs care, for a bug report"),
+    "markdown": ("md", "Markdown: every check, then what needs care, for a bug report"),
 }
 """Each export format: its file suffix and its line in the format picker."""
 
@@ -75,8 +75,7 @@ async def _choose_and_check(app: TaskscopeApp) -> None:
     no_tool.append("  the checks that need one will be could-not-run", style="dim")
     picker = ToolPicker(
         tools,
-        server=chosen.name,
-        title="Check the server with which tool?",
+        title=f"Check {_server_label(chosen)} with which tool?",
         verb="choose",
         no_tool=no_tool,
     )
