@@ -71,21 +71,21 @@ class CheckScreen(ModalScreen[None]):
         Binding("escape,q", "close", "Close", id="check-close"),
     ]
 
-    class Started(Message):
+    class Started(Message, bubble=False):
         """The check's own connection is open: these checks will run, in report order."""
 
         def __init__(self, checks: Sequence[Check]) -> None:
             super().__init__()
             self.checks = tuple(checks)
 
-    class Settled(Message):
+    class Settled(Message, bubble=False):
         """One check's verdict is final."""
 
         def __init__(self, finding: Finding) -> None:
             super().__init__()
             self.finding = finding
 
-    class Ended(Message):
+    class Ended(Message, bubble=False):
         """The run ended with its report, or stopped (`failure` says why)."""
 
         def __init__(self, report: RunReport | None, failure: str | None = None) -> None:
