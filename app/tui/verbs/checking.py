@@ -134,7 +134,8 @@ def start_check(app: TaskscopeApp, live: LiveSource, title: Text, tool: str | No
     from app.tui.check_run import CheckRun
     from widgets.check_screen import CheckScreen
 
-    run = CheckRun(live.check_session(), CheckSettings(tool=tool), live.shown)
+    real_tool = live.shown.real_name(tool) if tool is not None else None  # a name shown redacted
+    run = CheckRun(live.check_session(), CheckSettings(tool=real_tool), live.shown)
     screen = CheckScreen(title)
     app.check_run = run
 
