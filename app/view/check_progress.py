@@ -92,7 +92,7 @@ class CheckProgress:
             reason = report.incomplete_reason
             return outcome + (f"\n{one_line(reason, STATUS_WIDTH)}" if reason else "")
         if not self.checks:
-            return "Connecting to the server on a connection of its own…"
+            return "Connecting to the server…"
         return f"{self.settled} of {len(self.checks)} checks settled"
 
 

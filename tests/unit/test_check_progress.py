@@ -47,7 +47,7 @@ def _report(*findings: Finding) -> RunReport:
 
 def test_rows_wait_for_their_verdict_and_the_status_follows_the_run() -> None:
     progress = CheckProgress()
-    assert progress.status() == "Connecting to the server on a connection of its own…"
+    assert progress.status() == "Connecting to the server…"
     progress.start(LEGACY)
     first, second = LEGACY[0], LEGACY[1]
     assert progress.verdict_cell(first) == WAITING
