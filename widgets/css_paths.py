@@ -8,3 +8,5 @@ from pathlib import Path
 STYLES = Path(__file__).resolve().parent.parent / "styles"
 MODALS_CSS = STYLES / "modals.tcss"
 """The create / confirm / prompt modals: tool picker, arguments form, confirm, text prompt."""
+CHECK_CSS = STYLES / "check.tcss"
+"""The check screen (`c`)."""

@@ -1,17 +1,20 @@
-"""Pick a tool to run: type to narrow the list by name and description, enter to choose.
+"""Pick a tool to run (or to check a server with): type to narrow the list by name and
+description, enter to choose.
 
-A typed function (`ModalScreen[ToolInfo | None]`). Search ranks the exact name first, then name
-prefixes, name substrings and last descriptions; a side pane shows the highlighted tool's whole
-description and input schema (hidden on narrow terminals). Tool names and descriptions are server
-text, shown plainly; the legacy `taskSupport` is shown beside each tool, and a tool that cannot
-be called says why and cannot be picked.
+A typed function (`ModalScreen[ToolChoice | None]`). Search ranks the exact name first,
+then name prefixes, name substrings and last descriptions; a side pane shows the highlighted
+tool's whole description and input schema (hidden on narrow terminals). Tool names and
+descriptions are server text, shown plainly; the legacy `taskSupport` is shown beside each tool,
+and a tool that cannot be called says why and cannot be picked. When the caller offers it, a first
+entry chooses no tool at all (`NO_TOOL`): the default, hidden once a tool's name is typed.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import ClassVar
+from enum import Enum
+from typing import ClassVar, Final, Literal
 
 from rich.text import Text
 from textual import events, on
@@ -30,6 +33,16 @@ SIDE_PANE_MIN_WIDTH = 110
 """Below this many terminal columns the side pane is hidden, so the list keeps a usable width."""
 NAME_WIDTH = 24
 DESCRIPTION_WIDTH = 60
+
+
+class NoTool(Enum):
+    """The picker's answer when the user chose to use no tool (offered by `no_tool`)."""
+
+    NO_TOOL = "no tool"
+
+
+NO_TOOL: Final = NoTool.NO_TOOL
+ToolChoice = ToolInfo | Literal[NoTool.NO_TOOL]
 
 
 def match_rank(tool: ToolInfo, query: str) -> int | None:
@@ -94,7 +107,7 @@ def tool_about(tool: ToolInfo) -> Text:
     return about
 
 
-class ToolPicker(ModalScreen[ToolInfo | None]):
+class ToolPicker(ModalScreen[ToolChoice | None]):
     """The tool list with a search box; up/down move, enter picks, escape closes."""
 
     CSS_PATH = MODALS_CSS
@@ -104,16 +117,32 @@ class ToolPicker(ModalScreen[ToolInfo | None]):
         Binding("up", "move(-1)", "Previous", show=False, id="picker-up"),
     ]
 
-    def __init__(self, tools: Sequence[ToolInfo], *, server: str | None = None) -> None:
-        """`server`: which of several servers the tools are on (named in the title)."""
+    def __init__(
+        self,
+        tools: Sequence[ToolInfo],
+        *,
+        server: str | None = None,
+        title: str = "Run a tool",
+        verb: str = "run",
+        no_tool: Text | None = None,
+    ) -> None:
+        """`server`: which of several servers the tools are on (named in the title); `verb`:
+        what enter does; `no_tool`: the label of an entry that picks no tool (None: there is
+        no such entry)."""
         super().__init__(classes="picker-modal")
         self.tools = tuple(tools)
         self.server = server
+        self.title_text = title
+        self.verb = verb
+        self.no_tool = no_tool
         self.shown: list[ToolInfo] = list(self.tools)
+        """The tools the search finds, best first."""
+        self._choices: list[ToolChoice] = []
+        """What each option of the list picks, in order (the no-tool entry first, if shown)."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="picker-body"):
-            title = Text("Run a tool", style="bold")
+            title = Text(self.title_text, style="bold")
             if self.server is not None:
                 title.append(f" on {one_line(self.server, 40)}")
             yield Static(title, id="picker-title")
@@ -122,7 +151,7 @@ class ToolPicker(ModalScreen[ToolInfo | None]):
                 yield OptionList(id="picker-list")
                 with VerticalScroll(id="picker-side"):
                     yield Static(id="picker-about")
-            yield Static("↑↓ move · enter run · esc close", id="picker-keys")
+            yield Static(f"↑↓ move · enter {self.verb} · esc close", id="picker-keys")
 
     def on_mount(self) -> None:
         self.set_class(self.app.size.width < SIDE_PANE_MIN_WIDTH, "-narrow")
@@ -137,47 +166,63 @@ class ToolPicker(ModalScreen[ToolInfo | None]):
         self._refill(event.value)
 
     def _refill(self, query: str) -> None:
+        """The tools `query` finds, best first; the no-tool entry first while the query is empty
+        or starts "no tool" (so it is the default, and typing a name never picks it)."""
         self.shown = ranked(self.tools, query)
+        wanted = query.strip().casefold()
+        offer_none = self.no_tool is not None and NO_TOOL.value.startswith(wanted)
+        self._choices = [NO_TOOL] if offer_none else []
+        self._choices += self.shown
         options = self.query_one(OptionList)
         options.set_options(
-            Option(tool_label(tool), disabled=tool.unusable is not None) for tool in self.shown
+            Option(self.no_tool or Text(), id="no-tool")
+            if choice is NO_TOOL
+            else Option(tool_label(choice), disabled=choice.unusable is not None)
+            for choice in self._choices
         )
-        if self.shown:
-            options.highlighted = 0
-        elif not self.tools:
+        if not self.tools:
             options.add_option(
                 Option(Text("The server lists no tools.", style="dim"), disabled=True)
             )
-        self._describe(self.shown[0] if self.shown else None)
+        if self._choices:
+            options.highlighted = 0
+        self._describe(self._choices[0] if self._choices else None)
 
     @on(OptionList.OptionHighlighted, "#picker-list")
     def follow_highlight(self, event: OptionList.OptionHighlighted) -> None:
-        index = event.option_index
-        self._describe(self.shown[index] if 0 <= index < len(self.shown) else None)
+        self._describe(self._choice_at(event.option_index))
 
-    def _describe(self, tool: ToolInfo | None) -> None:
+    def _choice_at(self, index: int | None) -> ToolChoice | None:
+        """The tool (or no tool) of the option at `index`; None for a notice."""
+        choices = self._choices
+        return choices[index] if index is not None and 0 <= index < len(choices) else None
+
+    def _describe(self, choice: ToolChoice | None) -> None:
         """The side pane: the highlighted tool's whole description and input schema."""
-        self.query_one("#picker-about", Static).update(tool_about(tool) if tool else Text())
+        about = self.query_one("#picker-about", Static)
+        if choice is NO_TOOL:
+            about.update(self.no_tool or Text())
+        else:
+            about.update(tool_about(choice) if choice is not None else Text())
 
     def action_move(self, step: int) -> None:
-        options = self.query_one(OptionList)
-        if not self.shown:
+        if not self._choices:
             return
+        options = self.query_one(OptionList)
         current = options.highlighted or 0
-        options.highlighted = max(0, min(len(self.shown) - 1, current + step))
+        options.highlighted = max(0, min(len(self._choices) - 1, current + step))
 
     @on(Input.Submitted, "#picker-search")
     def pick_highlighted(self) -> None:
-        highlighted = self.query_one(OptionList).highlighted
-        if highlighted is not None and highlighted < len(self.shown):
-            tool = self.shown[highlighted]
-            if tool.unusable is None:
-                self.dismiss(tool)
+        self._pick(self._choice_at(self.query_one(OptionList).highlighted))
 
     @on(OptionList.OptionSelected, "#picker-list")
     def pick_clicked(self, event: OptionList.OptionSelected) -> None:
-        if event.option_index < len(self.shown):
-            self.dismiss(self.shown[event.option_index])
+        self._pick(self._choice_at(event.option_index))
+
+    def _pick(self, choice: ToolChoice | None) -> None:
+        if choice is NO_TOOL or (choice is not None and choice.unusable is None):
+            self.dismiss(choice)
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -4,7 +4,6 @@ writes JUnit XML too. Exit 0 passed, 1 failed, 3 incomplete (2 is a usage error)
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +15,7 @@ from app.engine.check.model import Finding
 from app.engine.check.report import GLYPHS, report_json, report_junit, report_text
 from app.engine.check.runner import CheckSettings, run_checks
 from app.engine.forms.defaults import with_defaults
+from app.engine.paths import write_private
 from app.engine.tasks.models import InputKind, InputRequest
 
 if TYPE_CHECKING:
@@ -78,16 +78,13 @@ async def check_command(
     else:
         out.result(report_json(report))
     if given.junit:
-        write_private(Path(given.junit), out.redact(report_junit(report)))
+        write_junit(Path(given.junit), out.redact(report_junit(report)))
     return EXITS[report.outcome]
 
 
-def write_private(path: Path, text: str) -> None:
-    """Write a report file as the user's own (0600), never through a symlink."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+def write_junit(path: Path, text: str) -> None:
+    """Write the JUnit file (0600, never through a symlink); a failure is a usage error."""
     try:
-        descriptor = os.open(path, flags, 0o600)
+        write_private(path, text)
     except OSError as exc:
         raise usage_error(f"--junit: cannot write {path}: {exc.strerror or exc}") from exc
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        handle.write(text)

@@ -14,10 +14,11 @@ from app.tui import filter_bar, panes
 from app.tui.bindings import MUTATING_ACTIONS, disabled_reason
 from app.tui.commands import app_commands
 from app.tui.problems import describe
-from app.tui.verbs import answer, cancel, create, finding, poll, saving, signing
+from app.tui.verbs import answer, cancel, checking, create, finding, poll, saving, signing
 from widgets.plain import toast
 
 if TYPE_CHECKING:
+    from app.engine.check.model import Finding, RunReport
     from app.engine.rpc.rpc_types import Frame
     from app.engine.tasks.models import InputRequest
     from app.tui.app import TaskscopeApp
@@ -108,6 +109,9 @@ class VerbActions:
     def action_sign_out(self) -> None:
         signing.sign_out(self._app)
 
+    def action_check_server(self) -> None:
+        checking.check_server(self._app)
+
     def action_toggle_mark(self) -> None:
         app = self._app
         selected = app.table.selected_task_id
@@ -173,6 +177,12 @@ class VerbActions:
 
     def open_exchange(self, frame: Frame) -> None:
         panes.open_exchange(self._app, frame)
+
+    def open_check_evidence(self, finding: Finding) -> None:
+        checking.open_evidence(self._app, finding)
+
+    def export_check_report(self, report: RunReport) -> None:
+        checking.export_report(self._app, report)
 
     async def action_toggle_time_view(self) -> None:
         await panes.toggle_time_view(self._app)

@@ -14,6 +14,7 @@ and the RPC log when it is first opened (from the frames the App keeps meanwhile
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path, PurePath
@@ -65,9 +66,11 @@ if TYPE_CHECKING:
     from app.engine.record.recording import SessionInfo
     from app.engine.rpc.rpc_types import Frame
     from app.engine.tasks.events import TaskEvent
+    from app.tui.check_run import CheckRun
     from app.view.known_tasks import KnownTasks, KnownTasksOfServers
     from app.view.sign_in import SignInState
     from app.view.source import TaskSource
+    from widgets.check_screen import CheckScreen
     from widgets.rpc_log import RpcLog
     from widgets.sign_in_screen import SignInScreen
     from widgets.task_detail import TaskDetail
@@ -133,6 +136,8 @@ class TaskscopeApp(VerbActions, App[int]):
         self.inputs = PendingInputs()
         self.frames = FrameBuffer(self.config.rpc_log)
         self.rpc_log: RpcLog | None = None
+        self.check_run: CheckRun | None = None
+        """The server check under way or shown (`c`), with its own session and frames."""
         self.sign_in: SignInScreen | None = None
         """The sign-in screen while a server's sign-in is under way (hidden or shown)."""
         self.sign_ins_waiting: dict[str, SignInState] = {}
@@ -368,6 +373,13 @@ class TaskscopeApp(VerbActions, App[int]):
         """Enter or a click on a line of the RPC log: open that frame's exchange."""
         self.open_exchange(message.frame)
 
+    def on_check_screen_evidence_chosen(self, message: CheckScreen.EvidenceChosen) -> None:
+        """Enter on a check's row: open the frames behind its verdict."""
+        self.open_check_evidence(message.finding)
+
+    def on_check_screen_export_chosen(self, message: CheckScreen.ExportChosen) -> None:
+        self.export_check_report(message.report)
+
     def on_key(self, event: events.Key) -> None:
         """A greyed-out key says why; escape in the filter bar clears the filter, elsewhere it
         clears the marks."""
@@ -384,13 +396,16 @@ class TaskscopeApp(VerbActions, App[int]):
     # ------------------------------------------------------------------ shutdown
 
     async def close_source(self) -> None:
-        """Close the connection (and stop a spawned server) once."""
+        """Close the connection and a check's own (stopping the servers they spawned), once."""
         if self._source_closed:
             return
         self._source_closed = True
         self._updates.cancel()
         self.workers.cancel_group(self, engine.ENGINE_GROUP)
-        await self.source.close()
+        closing = [self.source.close()]
+        if self.check_run is not None:  # a check's own connection closes alongside
+            closing.append(self.check_run.close())
+        await asyncio.gather(*closing)
 
     async def on_unmount(self) -> None:
         if self.close_on_unmount:

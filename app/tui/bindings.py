@@ -15,8 +15,9 @@ if TYPE_CHECKING:
 
 FOOTER_PINNED_ACTIONS = frozenset({"toggle_help", "quit"})
 """The footer always shows `? Keys` and `q Quit`; other keys give way on a narrow terminal."""
-MUTATING_ACTIONS = frozenset({"new_task", "cancel_tasks", "answer_input"})
-"""Actions hidden and disabled when the source is read-only (`--readonly`, or a replay)."""
+MUTATING_ACTIONS = frozenset({"new_task", "cancel_tasks", "answer_input", "check_server"})
+"""Actions hidden and disabled when the source is read-only (`--readonly`, or a replay): a
+check creates and cancels tasks too."""
 
 APP_BINDINGS: list[BindingType] = [
     Binding("n", "new_task", "New", id="new-task", tooltip="Pick a tool and run it"),
@@ -69,6 +70,13 @@ APP_BINDINGS: list[BindingType] = [
         "Time",
         id="time-view",
         tooltip="Every task as a bar on a time axis, or back to the list",
+    ),
+    Binding(
+        "c",
+        "check_server",
+        "Check",
+        id="check-server",
+        tooltip="Check this server's tasks implementation, on a connection of its own",
     ),
     Binding(
         "s",

@@ -49,6 +49,11 @@ def app_commands(app: TaskscopeApp) -> Iterator[SystemCommand]:
     )
     if not app.readonly:
         yield SystemCommand(
+            "Check this server",
+            "taskscope check on a connection of its own: a verdict per spec rule, with evidence",
+            app.action_check_server,
+        )
+        yield SystemCommand(
             "Sign out",
             "Forget this server's OAuth sign-in; the next refusal signs in again",
             app.action_sign_out,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import logging
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -160,7 +161,8 @@ class LiveSource:
         self._recorder = recorder
         self._user_min_poll_ms = user_min_poll_ms
         self._sign_in = SignInNote()
-        self._session = EngineSession(
+        self._new_session = functools.partial(
+            EngineSession,
             target,
             era=era,
             expected_wire=expected_wire,
@@ -172,6 +174,8 @@ class LiveSource:
             roots=roots,
             auth_observer=self._sign_in,
         )
+        """A session to this server as the flags say (the watched one, or a check's own)."""
+        self._session = self._new_session()
         self._session.add_connection_listener(self._on_connection)
         self._adapter: WireAdapter | None = None
         self._poller: Poller | None = None
@@ -186,6 +190,15 @@ class LiveSource:
     def session(self) -> EngineSession:
         """The engine session behind this source."""
         return self._session
+
+    def check_session(self) -> EngineSession:
+        """A second session to this server, opened as the watched one is (era, wire, redaction,
+        roots, sign-in, reconnects), for a check run from the inspector: its frames never reach
+        the App's RPC log; with `--record` they are recorded as the watched session's are."""
+        session = self._new_session()
+        if self._recorder is not None:
+            session.add_frame_listener(self._recorder.frame)
+        return session
 
     async def connect(self, on_event: EventSink, on_frame: FrameSink) -> SessionInfo:
         """Open the session (wire resolved, `--wire` checked) and start the poller's book.

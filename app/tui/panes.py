@@ -1,6 +1,6 @@
 """The panes the main screen can show besides the list: the RPC log (`L`), the exchange view of
-one frame (`v`, enter in the log), the time view (`t`), the zoomed detail pane (`z`), the server
-pane (`s`) and help.
+one frame (`v`, enter in the log or on a check's row), the time view (`t`), the zoomed detail
+pane (`z`), the server pane (`s`) and help.
 
 Each pane is built the first time it is shown, so the first frame never pays for it.
 """
@@ -21,6 +21,7 @@ from widgets.plain import toast
 if TYPE_CHECKING:
     from app.engine.rpc.rpc_types import Frame
     from app.tui.app import TaskscopeApp
+    from app.view.exchanges import Exchange
     from app.view.server_facts import ServerFacts
     from app.view.sign_in import SignInState
 
@@ -96,10 +97,14 @@ def show_frames(app: TaskscopeApp, frames: tuple[Frame, ...]) -> None:
 
 def open_exchange(app: TaskscopeApp, frame: Frame) -> None:
     """Open the exchange view on `frame` with its partner frame (if still kept)."""
+    show_exchange(app, app.frames.exchange(frame))
+
+
+def show_exchange(app: TaskscopeApp, exchange: Exchange) -> None:
+    """Open the exchange view on `exchange` (of the RPC log, or of a check's own frames)."""
     from app.view.export import default_path
     from widgets.frame_exchange import ExchangeScreen
 
-    exchange = app.frames.exchange(frame)
     suggested = default_path("taskscope-exchange", app.clock())
     app.push_screen(ExchangeScreen(exchange, partial(save, app), suggested_path=suggested))
 

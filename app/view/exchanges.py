@@ -86,6 +86,10 @@ class ExchangeBook:
         found = self._exchanges.get(frame.exchange) if frame.exchange is not None else None
         return found if found is not None else alone(frame)
 
+    def numbered(self, number: int) -> Exchange | None:
+        """The exchange numbered `number`, if it is still kept."""
+        return self._exchanges.get(number)
+
 
 def task_frame(frames: Sequence[Frame], task_id: str, offending: object = None) -> Frame | None:
     """The frame `v` opens for a task: the one carrying its `offending` value (a protocol
@@ -129,6 +133,10 @@ class FrameBuffer:
     def exchange(self, frame: Frame) -> Exchange:
         """The exchange `frame` belongs to, with whichever partner is still kept."""
         return self._exchanges.find(frame)
+
+    def numbered(self, number: int) -> Exchange | None:
+        """The exchange numbered `number` (as a check's evidence names it), if still kept."""
+        return self._exchanges.numbered(number)
 
     def about_task(self, task_id: str, offending: object = None) -> Frame | None:
         """The frame `v` opens for a task (see `task_frame`)."""

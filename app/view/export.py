@@ -102,9 +102,9 @@ def _shown_life(watched: WatchedTask, server: SessionInfo | None) -> TaskLife:
     )
 
 
-def default_path(prefix: str, at: float) -> str:
+def default_path(prefix: str, at: float, suffix: str = "json") -> str:
     """A file name in the working directory such as `taskscope-export-20261130-021500.json`."""
-    return f"{prefix}-{time.strftime('%Y%m%d-%H%M%S', time.localtime(at))}.json"
+    return f"{prefix}-{time.strftime('%Y%m%d-%H%M%S', time.localtime(at))}.{suffix}"
 
 
 def write_json(path: str, text: str) -> Path:

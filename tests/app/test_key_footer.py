@@ -16,10 +16,11 @@ from tests.support.tui_recording import INFO, recorded_app, recorded_source
 from widgets.key_footer import KeyFooter
 
 MAIN_SCREEN_KEYS = (
-    "x Cancel space Mark n New / Filter f Faults p Pause i Inbox L RPC log t Time ? Keys q Quit"
+    "x Cancel space Mark n New / Filter f Faults p Pause i Inbox L RPC log t Time c Check "
+    "? Keys q Quit"
 )
 """Textual's compact Footer showed exactly these, in this order, with the task list focused (and
-`t Time` since the time view came)."""
+`t Time` since the time view came, `c Check` since the check did)."""
 
 
 def footer_line(app: App[Any]) -> str:

@@ -49,6 +49,8 @@ from tests.support.markup import (
 )
 from tests.support.tui_helpers import SIZE, wait_for
 from widgets.arguments_form import ArgumentsForm, CreateRequest
+from widgets.check_screen import CheckScreen
+from widgets.choice_picker import ChoicePicker
 from widgets.confirm import ConfirmModal, TextPrompt
 from widgets.input_form import InputForm
 from widgets.input_inbox import InputInbox
@@ -512,6 +514,8 @@ def test_binding_descriptions_and_tooltips_read_the_same_as_markup() -> None:
         ConfirmDiscard,
         InputInbox,
         InputUrl,
+        CheckScreen,
+        ChoicePicker,
     )
     for holder in holders:
         bindings.extend(b for b in holder.BINDINGS if isinstance(b, Binding))

@@ -1,15 +1,18 @@
 """The tool picker's search: what a user typed finds the tool they meant first (pure logic), and
-the side pane shows the highlighted tool's description and schema (Pilot)."""
+the side pane shows the highlighted tool's description and schema (Pilot); the check's picker
+offers "no tool" first, which typing a tool's name never picks."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from rich.text import Text
 from textual.app import App
-from textual.widgets import Static
+from textual.widgets import OptionList, Static
 
 from app.engine.rpc.tool_info import ToolInfo
-from widgets.tool_picker import ToolPicker, match_rank, ranked
+from tests.support.tui_helpers import wait_for
+from widgets.tool_picker import NO_TOOL, ToolPicker, match_rank, ranked
 
 
 def tool(name: str, description: str = "", schema: dict[str, Any] | None = None) -> ToolInfo:
@@ -73,3 +76,40 @@ async def test_a_narrow_terminal_hides_the_side_pane() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert not app.screen.query_one("#picker-side").display
+
+
+class NoToolHost(App[None]):
+    """The picker as the check (`c`) opens it: a "no tool" entry besides the tools."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.picked: list[object] = []
+
+    def on_mount(self) -> None:
+        tools = [tool("build_report", "Builds"), tool("deploy", "Deploys")]
+        picker = ToolPicker(tools, title="Check with which tool?", no_tool=Text("no tool"))
+        self.push_screen(picker, self.picked.append)
+
+
+async def test_no_tool_is_the_default_and_typing_a_name_never_picks_it() -> None:
+    app = NoToolHost()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        picker = app.screen
+        assert isinstance(picker, ToolPicker)
+        assert "no tool" in str(picker.query_one("#picker-about", Static).render())
+        await pilot.press(*"dep")
+        await pilot.pause()
+        assert picker.query_one(OptionList).option_count == 1
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: bool(app.picked))
+        assert isinstance(app.picked[0], ToolInfo) and app.picked[0].name == "deploy"
+
+
+async def test_enter_on_the_no_tool_entry_picks_no_tool() -> None:
+    app = NoToolHost()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("down", "up", *"no t", "enter")
+        await wait_for(pilot, lambda: bool(app.picked))
+        assert app.picked == [NO_TOOL]

@@ -18,7 +18,7 @@ from app.engine.check import scenarios_fixtures
 from app.engine.check import scenarios_legacy as legacy
 from app.engine.check.catalog import select
 from app.engine.check.judge import Judge
-from app.engine.check.model import Finding, RunReport
+from app.engine.check.model import Check, Finding, RunReport
 from app.engine.check.probe import Answerer, Probe
 from app.engine.check.run_state import RunState
 
@@ -85,6 +85,21 @@ SCENARIOS: tuple[tuple[str, Scenario, tuple[str, ...]], ...] = (
 )
 """Each scenario with its wire and the checks it settles (settled once every scenario that may
 observe them has run; the declaration checks are also observed by `removed_verbs`)."""
+
+
+TOOL_FREE_SCENARIOS = (common.resolution, common.unknown_ids, common.removed_verbs)
+"""The scenarios that call no tool: every other check needs one (the user's or a fixture)."""
+TOOL_FREE_CHECKS = frozenset(
+    check_id
+    for _, scenario, check_ids in SCENARIOS
+    if scenario in TOOL_FREE_SCENARIOS
+    for check_id in check_ids
+)
+
+
+def needs_tool(check: Check) -> bool:
+    """Whether `check` can only be decided by calling a tool."""
+    return check.id not in TOOL_FREE_CHECKS
 
 
 def judged_wire(session: EngineSession) -> str:

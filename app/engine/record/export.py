@@ -25,6 +25,7 @@ from app.engine.record.recording import (
     field_text,
 )
 from app.engine.safety import deep_json
+from app.engine.safety.markdown import cell, code, inline, plain
 from app.engine.safety.sanitize import clean_text
 from app.engine.tasks.models import Task
 from app.engine.tasks.server_keys import task_key
@@ -36,7 +37,6 @@ EXPORT_VERSION = 1
 ExportFormat = Literal["md", "json"]
 
 _ACTION_KINDS = {"cancel": "cancel requested", "answer": "answer", "reject": "rejected"}
-_DETAIL_WIDTH = 160
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,8 +243,8 @@ def _life_markdown(life: TaskLife, several: bool) -> str:
     """One task's section; with several servers its heading and each timeline row name the
     task's server."""
     final = life.final
-    on = f" on `{_inline(life.server_name)}`" if life.server_name is not None else ""
-    lines = [f"## Task `{_inline(life.task_id)}`{on}", ""]
+    on = f" on `{inline(life.server_name)}`" if life.server_name is not None else ""
+    lines = [f"## Task `{inline(life.task_id)}`{on}", ""]
     facts = [
         ("Server", _server_text(life.server, life.server_name)),
         ("Wire", final.wire if final else (life.server.capabilities.wire if life.server else "")),
@@ -253,7 +253,7 @@ def _life_markdown(life: TaskLife, several: bool) -> str:
         ("Final status", final.status if final else "unknown"),
     ]
     lines += ["| | |", "|---|---|"]
-    lines += [f"| {name} | {_cell(value)} |" for name, value in facts]
+    lines += [f"| {name} | {cell(value)} |" for name, value in facts]
     server_column = ("| Server ", "|---") if several else ("", "")
     lines += [
         "",
@@ -263,11 +263,11 @@ def _life_markdown(life: TaskLife, several: bool) -> str:
         f"{server_column[1]}|---|---|---|---|---|",
     ]
     start = life.started_at or 0.0
-    server_cell = f"| {_cell(life.server_name or '—')} " if several else ""
+    server_cell = f"| {cell(life.server_name or '—')} " if several else ""
     for step in life.steps:
         lines.append(
-            f"{server_cell}| {_iso(step.at)} | {step.at - start:.3f} | {_cell(_what(step))} "
-            f"| {_cell(_status(step))} | {_cell(_step_detail(step))} |"
+            f"{server_cell}| {_iso(step.at)} | {step.at - start:.3f} | {cell(_what(step))} "
+            f"| {cell(_status(step))} | {cell(_step_detail(step))} |"
         )
     lines += _exchanges(life)
     lines += _outcome(final)
@@ -282,24 +282,24 @@ def _exchanges(life: TaskLife) -> list[str]:
     created = [s for s in life.steps if s.kind == "create requested" and s.arguments is not None]
     lines: list[str] = []
     if created:
-        lines += ["", "### Arguments", "", *_code(created[0].arguments)]
+        lines += ["", "### Arguments", "", *code(created[0].arguments)]
     if not questions:
         return lines
     lines += ["", "### Questions and answers"]
     for number, question in enumerate(questions, start=1):
-        lines += ["", f"{number}. `{_inline(question.method)}` key `{_inline(question.key)}`"]
+        lines += ["", f"{number}. `{inline(question.method)}` key `{inline(question.key)}`"]
         if question.message:
-            lines += ["", f"   > {_plain(clean_text(question.message, max_len=2000))}"]
+            lines += ["", f"   > {plain(clean_text(question.message, max_len=2000))}"]
         schema = question.requested_schema
         if schema is not None:
-            lines += ["", "   Requested schema:", "", *_code(schema, indent="   ")]
+            lines += ["", "   Requested schema:", "", *code(schema, indent="   ")]
         answer = answers.get(question.key)
         if answer is not None and answer.kind == "rejected":
             lines += ["", "   Declined with a JSON-RPC error."]
         elif answer is None or answer.answer is None:
             lines += ["", "   No answer was sent."]
         else:
-            lines += ["", "   Answer:", "", *_code(answer.answer, indent="   ")]
+            lines += ["", "   Answer:", "", *code(answer.answer, indent="   ")]
     return lines
 
 
@@ -307,10 +307,10 @@ def _outcome(final: Task | None) -> list[str]:
     if final is None:
         return []
     if final.error is not None:
-        return ["", "### Error", "", *_code(final.error.model_dump())]
+        return ["", "### Error", "", *code(final.error.model_dump())]
     if final.result is not None:
         heading = "### Result (isError)" if final.is_tool_error else "### Result"
-        return ["", heading, "", *_code(final.result)]
+        return ["", heading, "", *code(final.result)]
     return []
 
 
@@ -346,39 +346,6 @@ def _server_text(info: SessionInfo | None, name: str | None) -> str:
         f"{named}{info.server_name} {info.server_version} over {info.transport}, "
         f"protocol {info.protocol_version}"
     )
-
-
-def _code(value: Any, indent: str = "") -> list[str]:
-    """A fenced JSON block; the fence is longer than any backtick run inside the text."""
-    text = clean_text(
-        deep_json.dumps(value, indent=2, ensure_ascii=False, default=str), allow_newlines=True
-    )
-    fence = "```"
-    while fence in text:
-        fence += "`"
-    body = [f"{indent}{line}" for line in text.splitlines()]
-    return [f"{indent}{fence}json", *body, f"{indent}{fence}"]
-
-
-def _cell(text: str) -> str:
-    """Server text fit for one Markdown table cell: one line, bounded, read as plain text."""
-    return _plain(clean_text(text, max_len=_DETAIL_WIDTH))
-
-
-_MARKDOWN_SIGNS = re.compile(r"[\\`*\[\]<>&~|]|(?<![^\W_])_|_(?![^\W_])")
-"""What Markdown reads as markup in running text: links and images (`[`), HTML and autolinks
-(`<`), entities (`&`), emphasis, code, strike-through, table pipes; `_` only at a word's edge,
-where it can start emphasis (inside `snake_case` it cannot)."""
-
-
-def _plain(text: str) -> str:
-    """`text` with every Markdown sign backslash-escaped, so a viewer shows it as written."""
-    return _MARKDOWN_SIGNS.sub(lambda sign: "\\" + sign.group(), text)
-
-
-def _inline(text: str) -> str:
-    """Server text fit for an inline code span: one line, no backticks."""
-    return clean_text(text, max_len=_DETAIL_WIDTH).replace("`", "'")
 
 
 def _iso(at: float) -> str:

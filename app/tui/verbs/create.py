@@ -24,7 +24,7 @@ async def _pick_and_create(app: TaskscopeApp) -> None:
     """Server (when several are watched), tool picker, then arguments form, then the call."""
     from app.tui.server_choice import choose_server
     from widgets.arguments_form import ArgumentsForm
-    from widgets.tool_picker import ToolPicker
+    from widgets.tool_picker import NO_TOOL, ToolPicker
 
     chosen = await choose_server(app, "New task on which server?")
     if chosen is None:
@@ -35,7 +35,7 @@ async def _pick_and_create(app: TaskscopeApp) -> None:
         toast(app, describe(exc), title="tools/list failed", severity="error")
         return
     tool = await app.push_screen_wait(ToolPicker(tools, server=chosen.name))
-    if tool is None:
+    if tool is None or tool is NO_TOOL:
         return
     capabilities = chosen.info.capabilities
     form = ArgumentsForm(

@@ -1,5 +1,6 @@
 """`y` copies the chosen tasks' JSON, `s` saves it, `e` exports their lives (Markdown, or JSON
-for a `.json` path); the exchange view saves through `save` too."""
+for a `.json` path); the exchange view saves through `save` too, the check screen's export
+through `write_file`."""
 
 from __future__ import annotations
 
@@ -76,16 +77,23 @@ def save(app: TaskscopeApp, text: str, suggested: str) -> None:
     app.push_screen(TextPrompt("Save JSON to a file", value=suggested), write)
 
 
-def write_file(app: TaskscopeApp, path: str, text: str) -> None:
-    """Write `text` to `path` in a worker thread and say where it went."""
-    app.run_worker(_write(app, path, text), group="actions", exit_on_error=False, name="save")
+def write_file(app: TaskscopeApp, path: str, text: str, *, private: bool = False) -> None:
+    """Write `text` to `path` in a worker thread and say where it went; `private`: as the
+    user's own (0600, never through a symlink), for a report that quotes a server's frames."""
+    app.run_worker(
+        _write(app, path, text, private), group="actions", exit_on_error=False, name="save"
+    )
 
 
-async def _write(app: TaskscopeApp, path: str, text: str) -> None:
+async def _write(app: TaskscopeApp, path: str, text: str, private: bool) -> None:
+    from app.engine.paths import write_private
     from app.view.export import write_json
 
     try:
-        written = await asyncio.to_thread(write_json, path, text)
+        if private:
+            written = await asyncio.to_thread(write_private, path, text)
+        else:
+            written = await asyncio.to_thread(write_json, path, text)
     except OSError as exc:
         toast(app, describe(exc), title="Save failed", severity="error")
         return
