@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 from datetime import datetime
 
 from rich.table import Table
@@ -19,6 +20,9 @@ from app.view.formatting import (
 from app.view.state import WatchedTask
 from widgets.detail_styles import HEADING, MUTED
 from widgets.json_text import json_text
+
+MAX_SHOWN_INPUTS = 10
+"""Questions the Overview spells out; a server may ask thousands, and all would be laid out."""
 
 
 def _when(value: datetime | None) -> str:
@@ -84,20 +88,31 @@ def overview_table(watched: WatchedTask) -> Table:
         gone = watched.stopped == "expired" and (watched.forgotten or watched.not_found)
         stopped = "the server no longer answers for it" if gone else watched.stopped
         row("watch", safe_text(f"stopped: {stopped}"))
-    inputs = task.input_requests if task is not None else ()
-    if watched.pending_inputs or inputs:
-        lines = Text()
-        for request in inputs:
-            waiting = request.key in watched.pending_inputs
-            mark = "waiting" if waiting else "answered"
-            lines.append_text(safe_text(f"[{request.key}] {request.method} ({mark}) "))
-            lines.append_text(safe_text(request.message))
-            lines.append("\n")
-            if waiting:  # the whole request, so it can be read before answering
-                lines.append_text(json_text(request.params))
-                lines.append("\n")
-        listed = {request.key for request in inputs}
-        for key in sorted(watched.pending_inputs - listed):
-            lines.append_text(safe_text(f"[{key}] waiting\n"))
-        row("input", lines)
+    if watched.pending_inputs or (task is not None and task.input_requests):
+        row("input", _inputs_text(watched))
     return grid
+
+
+def _inputs_text(watched: WatchedTask) -> Text:
+    """The task's questions, each waiting one with its whole request so it can be read before
+    answering; past `MAX_SHOWN_INPUTS` only how many more there are."""
+    inputs = watched.task.input_requests if watched.task is not None else ()
+    listed = {request.key for request in inputs}
+    unlisted = watched.pending_inputs - listed
+    lines = Text()
+    for request in inputs[:MAX_SHOWN_INPUTS]:
+        waiting = request.key in watched.pending_inputs
+        mark = "waiting" if waiting else "answered"
+        lines.append_text(safe_text(f"[{request.key}] {request.method} ({mark}) "))
+        lines.append_text(safe_text(request.message))
+        lines.append("\n")
+        if waiting:
+            lines.append_text(json_text(request.params))
+            lines.append("\n")
+    room = max(0, MAX_SHOWN_INPUTS - len(inputs))
+    for key in heapq.nsmallest(room, unlisted):
+        lines.append_text(safe_text(f"[{key}] waiting\n"))
+    hidden = len(inputs) + len(unlisted) - MAX_SHOWN_INPUTS
+    if hidden > 0:
+        lines.append(f"… and {hidden:,} more (i: the inbox lists them all)\n", MUTED)
+    return lines

@@ -1,4 +1,5 @@
-"""The input inbox: every pending input of all tasks and servers, oldest first; enter answers one.
+"""The input inbox: every pending input of all tasks and servers, oldest first (at most
+`MAX_INBOX_ROWS` of them listed); enter answers one.
 
 The App keeps the list (it knows when each request arrived and which server sent it) and hands it
 in as `InboxEntry`s, updating it with `set_entries` while the inbox is open. Enter on a row calls
@@ -55,6 +56,9 @@ INBOX_COLUMNS: tuple[tuple[str, str, int], ...] = (
     ("question", "Question", 60),
 )
 AGE_REFRESH_SECONDS = 1.0
+MAX_INBOX_ROWS = 200
+"""Rows the inbox lists (the oldest first); the count names them all, and answering one brings
+the next in. A server may ask thousands at once, and a row each would be rebuilt on every batch."""
 
 
 class InputInbox(ModalScreen[None]):
@@ -107,7 +111,8 @@ class InputInbox(ModalScreen[None]):
 
     def _sync(self) -> None:
         table: DataTable[Text] = self.query_one("#inbox-table", DataTable)
-        entries = self.entries
+        count = len(self._entries)
+        entries = self.entries[:MAX_INBOX_ROWS]
         current = table.cursor_row
         selected = None
         if table.row_count and 0 <= current < table.row_count:
@@ -119,9 +124,9 @@ class InputInbox(ModalScreen[None]):
         keys = [entry.row_key for entry in entries]
         if selected in keys:
             table.move_cursor(row=keys.index(selected))
-        count = len(entries)
+        listed = f" (the oldest {MAX_INBOX_ROWS:,} listed)" if count > MAX_INBOX_ROWS else ""
         self.query_one("#inbox-count", Static).update(
-            Text(f"{questions_waiting(count)}, oldest first" if count else "", style="dim")
+            Text(f"{questions_waiting(count)}, oldest first{listed}" if count else "", style="dim")
         )
         table.display = count > 0
         self.query_one("#inbox-empty", Static).display = count == 0

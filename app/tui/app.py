@@ -35,7 +35,7 @@ from app.tui.actions import VerbActions
 from app.tui.bindings import APP_BINDINGS, FOOTER_PINNED_ACTIONS
 from app.tui.commands import TaskCommands
 from app.tui.config import TuiConfig
-from app.tui.intake import apply_events
+from app.tui.intake import NOTE_SUMMARIES, apply_events
 from app.tui.list_query import ListQuery
 from app.tui.lists import TaskList, TaskTimeline
 from app.tui.messages import (
@@ -47,6 +47,7 @@ from app.tui.messages import (
     SourceLoaded,
     TaskEventsArrived,
 )
+from app.tui.notes import NoteMerger
 from app.tui.pending_inputs import PendingInputs
 from app.tui.problems import describe
 from app.tui.redraw import Redraw
@@ -134,6 +135,8 @@ class TaskscopeApp(VerbActions, App[int]):
         self.synthetic: set[str] = set()
         """The rows of calls answered synchronously (no task on the server)."""
         self.inputs = PendingInputs()
+        self.notes = NoteMerger(NOTE_SUMMARIES)
+        """Questions and finished tasks to tell the user of, a burst merged into one note."""
         self.frames = FrameBuffer(self.config.rpc_log)
         self.rpc_log: RpcLog | None = None
         self.check_run: CheckRun | None = None

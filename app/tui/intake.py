@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.engine.safety.sanitize import middle_line, one_line
-from app.tui.verbs.answer import answer, answer_roots
+from app.tui.notes import Note
+from app.tui.verbs.answer import answer_roots, answer_stray
 from widgets.plain import toast
 
 if TYPE_CHECKING:
@@ -19,8 +20,26 @@ if TYPE_CHECKING:
     from app.tui.app import TaskscopeApp
 
 
+INPUT_NEEDED = "Input needed"
+TASK_FINISHED = "Task finished"
+
+
+def _questions_summary(count: int, errors: int) -> str:
+    return f"{count:,} new questions  (enter on a row; i: inbox)"
+
+
+def _finished_summary(count: int, errors: int) -> str:
+    failed = f", {errors:,} failed" if errors else ""
+    return f"{count:,} tasks finished{failed}"
+
+
+NOTE_SUMMARIES = {INPUT_NEEDED: _questions_summary, TASK_FINISHED: _finished_summary}
+"""What one merged note says for each title the App announces under."""
+
+
 def apply_events(app: TaskscopeApp, events: Iterable[TaskEvent]) -> bool:
-    """Apply the events in order; whether the task list changed."""
+    """Apply the events in order, then show the notes that are due; whether the task list
+    changed."""
     changed = False
     for event in events:
         if event.input_request is not None and not event.task_id:
@@ -30,6 +49,7 @@ def apply_events(app: TaskscopeApp, events: Iterable[TaskEvent]) -> bool:
             continue
         changed |= app.tasks.apply(event)
         _after_event(app, event)
+    _show_due_notes(app)
     return changed
 
 
@@ -55,20 +75,29 @@ def _after_event(app: TaskscopeApp, event: TaskEvent) -> None:
         announce(
             app,
             f"{middle_line(task_id, 24)} {event.task.status}",
-            title="Task finished",
+            title=TASK_FINISHED,
             severity="error" if event.task.status == "failed" else "information",
         )
 
 
 def announce(app: TaskscopeApp, message: str, *, title: str, severity: SeverityLevel) -> None:
-    """A toast and the terminal bell, each unless the config file turned it off (a replay stays
-    quiet: it shows what happened, nothing waits on the user)."""
+    """A note for the user, merged with the others of its title that come in the same few
+    seconds (a replay stays quiet: it shows what happened, nothing waits on the user)."""
     if app.info is not None and app.info.replay:
         return
-    if app.config.toasts:
-        toast(app, message, title=title, severity=severity)
-    if app.config.bell:
-        app.bell()
+    app.notes.add(Note(title, message, severity))
+
+
+def _show_due_notes(app: TaskscopeApp) -> None:
+    """A toast and the terminal bell for each merged note that is due, each unless the config
+    file turned it off; while a modal is open a question only rings (no toast over its buttons;
+    the header counts it)."""
+    for note in app.notes.due():
+        covered = note.title == INPUT_NEEDED and len(app.screen_stack) > 1
+        if app.config.toasts and not covered:
+            toast(app, note.message, title=note.title, severity=note.severity)
+        if app.config.bell:
+            app.bell()
 
 
 def _is_roots(request: InputRequest) -> bool:
@@ -79,29 +108,26 @@ def _is_roots(request: InputRequest) -> bool:
 
 
 def _announce_input(app: TaskscopeApp, task_id: str, request: InputRequest) -> None:
-    """A task waits on the user: remember the request, toast and ring the bell once; a
-    `roots/list` is answered at once from the configuration instead (nobody is asked)."""
+    """A task waits on the user: remember the request and announce it once; a `roots/list` is
+    answered at once from the configuration instead (nobody is asked)."""
     app.inputs.asked(task_id, request, app.clock())
     if app.readonly or not app.inputs.announce_once(task_id, request):
         return
     if _is_roots(request):
         answer_roots(app, request)
         return
-    if len(app.screen_stack) > 1:
-        if app.config.bell:  # a modal is open: no toast over its buttons; the header counts it
-            app.bell()
-        return
     question = one_line(request.message or request.method, 80)
     announce(
         app,
         f"{middle_line(task_id, 24)} needs input: {question}  (enter on its row; i: inbox)",
-        title="Input needed",
+        title=INPUT_NEEDED,
         severity="warning",
     )
 
 
 def _stray_input(app: TaskscopeApp, request: InputRequest) -> None:
-    """A question outside any watched task (asked during a call): open it at once."""
+    """A question outside any watched task (asked during a call): open it at once, unless
+    another is open already (a call may ask thousands at once): then it waits in the inbox."""
     if not app.inputs.announce_once("", request):
         return
     if _is_roots(request):
@@ -109,6 +135,12 @@ def _stray_input(app: TaskscopeApp, request: InputRequest) -> None:
             answer_roots(app, request)
         return
     app.inputs.keep_stray(request, app.clock())
+    if app.inputs.stray_open:
+        question = one_line(request.message or request.method, 80)
+        announce(
+            app, f"A call asks: {question}  (i: inbox)", title=INPUT_NEEDED, severity="warning"
+        )
+        return
     if app.config.bell:
         app.bell()
-    answer(app, request)
+    answer_stray(app, request)

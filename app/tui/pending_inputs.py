@@ -35,6 +35,9 @@ class PendingInputs:
         inbox lists them, so one put off with Later can be opened again."""
         self._drafts: dict[Ident, dict[str, Any]] = {}
         """What was typed into a question put off with Later or escape."""
+        self.stray_open = False
+        """Whether a question outside any task is open in its modal: the next ones wait in the
+        inbox instead of opening one modal over another."""
 
     def asked(self, task_id: str, request: InputRequest, now: float) -> None:
         """Remember a task's request, when it first came and its place in the asking order."""
@@ -88,10 +91,9 @@ class PendingInputs:
             key=lambda key: (self._asked_order.get((watched.task_id, key), last), key),
         )
         inline = watched.task.input_requests if watched.task is not None else ()
+        by_key = {request.key: request for request in reversed(inline)}  # the first of a key
         for key in keys:
-            found = next((request for request in inline if request.key == key), None)
-            if found is None:
-                found = self._requests.get((watched.task_id, key))
+            found = by_key.get(key) or self._requests.get((watched.task_id, key))
             if found is not None:
                 yield found
 

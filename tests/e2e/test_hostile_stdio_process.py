@@ -8,11 +8,8 @@ what was shown, kept or left running, never on elapsed time.
 from __future__ import annotations
 
 import json
-import os
 import re
-import signal
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -25,6 +22,7 @@ from app.engine.rpc.transports import stdio
 from app.engine.safety.limits import MAX_LINE_BYTES
 from tests.support.demo_servers import SUPPORT_SERVERS
 from tests.support.hostile_cli import on_stdio, watch_job
+from tests.support.processes import end, wait_gone
 
 pytestmark = [
     pytest.mark.timeout(90),
@@ -32,30 +30,6 @@ pytestmark = [
 ]
 
 WIRES = ["legacy", "extension"]
-
-
-def is_gone(pid: int) -> bool:
-    """The process has exited (a zombie waiting for its reaper counts as gone)."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except FileNotFoundError:
-        return True
-    return "\nState:\tZ" in status
-
-
-def wait_gone(pid: int, attempts: int = 50) -> bool:
-    """Whether `pid` is gone, looking up to `attempts` times 0.1 s apart."""
-    for _ in range(attempts):
-        if is_gone(pid):
-            return True
-        time.sleep(0.1)
-    return False
-
-
-def end(pid: int) -> None:
-    """Clean up after a failed test: kill `pid` if it still runs."""
-    if not is_gone(pid):
-        os.kill(pid, signal.SIGKILL)
 
 
 @pytest.mark.parametrize("wire", WIRES)

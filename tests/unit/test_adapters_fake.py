@@ -16,6 +16,7 @@ from app.engine.rpc.transports.base import TransportError
 from app.engine.tasks import extension as extension_wire
 from app.engine.tasks import mrtr
 from app.engine.tasks.base import task_unknown
+from app.engine.tasks.broker import InputBroker
 from app.engine.tasks.contract import TasksCapabilities, TaskUnknown
 from app.engine.tasks.factory import ExtensionAdapter, LegacyAdapter, NoTasksAdapter
 from app.engine.tasks.models import InputKind, InputRequest, ProtocolViolation
@@ -333,3 +334,25 @@ async def test_no_tasks_adapter_answers_mrtr_rounds_on_the_modern_era() -> None:
     retry = connection.sent[1][1]
     assert retry is not None and "requestState" not in retry
     assert retry["inputResponses"] == {"who": {"action": "accept", "content": {"name": "Ada"}}}
+
+
+async def test_legacy_questions_past_the_broker_bound_are_refused_with_an_error() -> None:
+    connection = ScriptedConnection()
+    adapter = LegacyAdapter(cast(Connection, connection), LEGACY, InputBroker(max_open=2))
+    meta = {"io.modelcontextprotocol/related-task": {"taskId": "t1"}}
+
+    def ask(key: str) -> Awaitable[dict[str, Any]]:
+        frame = {"id": key, "method": "elicitation/create"}
+        return cast(
+            Awaitable[dict[str, Any]],
+            connection.handlers[frame["method"]]({"message": "?", "_meta": meta}, frame),
+        )
+
+    waiting = [asyncio.ensure_future(ask(key)) for key in ("q1", "q2")]
+    await asyncio.sleep(0)
+    with pytest.raises(RpcError, match="too many open questions: 2 already wait"):
+        await ask("q3")
+    assert [request.key for request in adapter.pending_inputs()] == ["q1", "q2"]
+    for answer in waiting:
+        answer.cancel()
+    await asyncio.gather(*waiting, return_exceptions=True)

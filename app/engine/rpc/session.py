@@ -98,6 +98,9 @@ class EngineSession:
         self._capabilities: TasksCapabilities | None = None
         self._generation = 0
         self._watchers: set[asyncio.Task[Any]] = set()
+        self._opening: dict[Connection, asyncio.Task[None] | None] = {}
+        """Connections whose handshake runs (a first open, a retry, a reconnect attempt), or that
+        failed and are being closed (with the task closing each)."""
 
     # -- set-up ---------------------------------------------------------------------------------
 
@@ -120,9 +123,10 @@ class EngineSession:
         """
         connection = self._new_connection()
         try:
-            info = await connection.open()
+            info = await self._opened(connection)
         except BaseException as error:
-            self.state = "failed"
+            if not self.closed:
+                self.state = "failed"
             if isinstance(error, Exception):
                 error.hint = next_step(  # type: ignore[attr-defined]
                     error, preference=self.era, transport=connection.transport_kind
@@ -165,17 +169,25 @@ class EngineSession:
                 await self.open()
             except Exception as exc:
                 failure = exc
+                if self.closed:
+                    return _describe(exc), True
                 self.state = "reconnecting"
                 return _describe(exc), not _unreachable(exc)
             return None
 
         self.state = "reconnecting"
         if await self._reconnector.attempts(again, _describe(failure), say_why=True) is not None:
-            self.state = "failed"
+            if not self.closed:
+                self.state = "failed"
             raise failure
         return self.info
 
     # -- what the faces use ---------------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        """Whether `close()` was called (an open or reconnect still running then gives up)."""
+        return self.state == "closed"
 
     @property
     def policy(self) -> ReconnectPolicy:
@@ -262,6 +274,7 @@ class EngineSession:
             await _quietly(self._wire_adapter.close())
         if self._connection is not None:
             await _quietly(self._connection.close())
+        await asyncio.gather(*(_quietly(opening.close()) for opening in list(self._opening)))
         if self.authorizer is not None:
             await _quietly(self.authorizer.close())
 
@@ -330,7 +343,7 @@ class EngineSession:
         why not, and whether to stop (the server now speaks another wire)."""
         connection = self._new_connection()
         try:
-            info = await connection.open()
+            info = await self._opened(connection)
         except Exception as exc:
             return _describe(exc), False
         wire = resolve_capabilities(info).wire
@@ -352,6 +365,33 @@ class EngineSession:
             self._spawn(self._adapter.start_listening(task_ids))
 
     # -- internals ------------------------------------------------------------------------------
+
+    async def _opened(self, connection: Connection) -> ServerInfo:
+        """`connection.open()`, closed by `close()` too while its handshake runs: the server it
+        started must not outlive the session (a silent stdio server would, re-parented to init)."""
+        if self.closed:
+            raise TransportError("closed", "the session is closed")
+        self._opening[connection] = None
+        try:
+            info = await connection.open()
+        except BaseException:
+            self._close_unused(connection)
+            raise
+        if self.closed:  # closed while the handshake ran: nobody will use it
+            self._close_unused(connection)
+            raise TransportError("closed", "the session is closed")
+        del self._opening[connection]
+        return info
+
+    def _close_unused(self, connection: Connection) -> None:
+        """Close a connection nobody will use, keeping it in `_opening` until its server has
+        ended, so `close()` waits for that even when the handshake was cancelled mid-way."""
+
+        async def close() -> None:
+            await _quietly(connection.close())
+            self._opening.pop(connection, None)
+
+        self._opening[connection] = asyncio.ensure_future(close())
 
     def _new_connection(self) -> Connection:
         connection = Connection(

@@ -20,6 +20,10 @@ from app.engine.tasks.models import InputRequest
 
 log = logging.getLogger(__name__)
 
+MAX_OPEN_QUESTIONS = 10_000
+"""Questions one connection may hold waiting for the user; a server asking more at once has the
+rest refused (each answered with an error saying so), so memory and the App's work stay bounded."""
+
 Ident = tuple[str | None, str]
 Outcome = dict[str, Any] | Exception
 """How a waited-on request ends: the response to send, or the error to answer with instead."""
@@ -47,7 +51,9 @@ class _Entry:
 class InputBroker:
     """Pending input requests of one connection, deduplicated, with answer bookkeeping."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, max_open: int = MAX_OPEN_QUESTIONS) -> None:
+        self.max_open = max_open
+        """How many questions may wait at once (`full` past that)."""
         self._pending: dict[Ident, _Entry] = {}
         self._answered: set[Ident] = set()
         self._attached: dict[str, str] = {}
@@ -92,6 +98,11 @@ class InputBroker:
             for request in listed
             if (task_id, request.key) in self._pending
         )
+
+    @property
+    def full(self) -> bool:
+        """Whether `max_open` questions already wait: the next server request is refused."""
+        return len(self._pending) >= self.max_open
 
     def pending(self, task_id: str | None = None) -> list[InputRequest]:
         """Every unanswered request, or only those of one task."""

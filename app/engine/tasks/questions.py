@@ -11,6 +11,8 @@ import asyncio
 from typing import Any
 
 from app.engine.rpc.connection import Connection
+from app.engine.rpc.envelopes import INTERNAL_ERROR
+from app.engine.rpc.rpc_types import RpcError
 from app.engine.rpc.transports.base import TransportError
 from app.engine.tasks.broker import InputBroker
 from app.engine.tasks.legacy_parse import input_request_from_server_request
@@ -62,6 +64,12 @@ class ServerQuestions:
 
     async def _on_request(self, params: dict[str, Any], frame: dict[str, Any]) -> dict[str, Any]:
         """A server question: held in the broker until answered, then returned (stamped)."""
+        if self._broker.full:
+            raise RpcError(
+                INTERNAL_ERROR,
+                f"too many open questions: {self._broker.max_open:,} already wait for the user, "
+                "so this one was not asked",
+            )
         request = input_request_from_server_request(str(frame.get("method")), params, frame["id"])
         if request.task_id is None:
             for arrivals in self._calls:

@@ -31,6 +31,21 @@ def answer(app: TaskscopeApp, request: InputRequest) -> None:
     app.run_worker(answer_request(app, request), group="input", exit_on_error=False, name="answer")
 
 
+def answer_stray(app: TaskscopeApp, request: InputRequest) -> None:
+    """Open a question outside any task at once; until it closes, the others asked meanwhile
+    wait in the inbox (`PendingInputs.stray_open`)."""
+    inputs = app.inputs
+    inputs.stray_open = True
+
+    async def run() -> None:
+        try:
+            await answer_request(app, request)
+        finally:
+            inputs.stray_open = False
+
+    app.run_worker(run(), group="input", exit_on_error=False, name="answer")
+
+
 def answer_roots(app: TaskscopeApp, request: InputRequest) -> None:
     """Answer a `roots/list` from `--root` at once; the timeline says what was sent (a question
     outside any task gets a short toast saying so)."""

@@ -83,6 +83,7 @@ class StdioTransport:
         self._tasks: list[asyncio.Task[None]] = []
         self._write_lock = asyncio.Lock()
         self._closing = False
+        self._ending: asyncio.Future[None] | None = None
         self._closed = False
         self._stdout_held = False
 
@@ -151,6 +152,13 @@ class StdioTransport:
             raise TransportError("closed", self._closed_message()) from exc
 
     async def close(self) -> None:
+        """End the server and its process group; every caller waits on the same ending, and a
+        caller cancelled meanwhile (a handshake given up) leaves it running to its end."""
+        if self._ending is None:
+            self._ending = asyncio.ensure_future(self._end())
+        await asyncio.shield(self._ending)
+
+    async def _end(self) -> None:
         self._closing = True
         process = self._process
         if process is not None:
