@@ -14,7 +14,7 @@ from app.tui import filter_bar, panes
 from app.tui.bindings import MUTATING_ACTIONS, disabled_reason
 from app.tui.commands import app_commands
 from app.tui.problems import describe
-from app.tui.verbs import answer, cancel, create, finding, poll, saving, signing
+from app.tui.verbs import advertising, answer, cancel, create, finding, poll, saving, signing
 from widgets.plain import toast
 
 if TYPE_CHECKING:
@@ -107,6 +107,9 @@ class VerbActions:
 
     def action_sign_out(self) -> None:
         signing.sign_out(self._app)
+
+    def action_advertised_capabilities(self) -> None:
+        advertising.advertised_capabilities(self._app)
 
     def action_toggle_mark(self) -> None:
         app = self._app

@@ -9,6 +9,7 @@ from typing import Any, cast
 
 import pytest
 
+from app.engine.rpc.advertised import ClientCapabilities
 from app.engine.rpc.connection import Connection
 from app.engine.rpc.rpc_types import RpcError
 from app.engine.rpc.transports.base import TransportError
@@ -31,6 +32,7 @@ class ScriptedConnection:
 
     request_timeout = 30.0
     info = SimpleNamespace(era="modern")
+    advertised = ClientCapabilities()
 
     def __init__(self, **replies: list[Reply]) -> None:
         self.replies = {method.replace("__", "/"): list(queue) for method, queue in replies.items()}
