@@ -40,8 +40,8 @@ LEGACY_ABOUT = (
     "here, tasks decides whether calls ask for a task, from the next one on."
 )
 WITHOUT_TASKS = (
-    "Without tasks the server answers tools/call at once or with -32021, and refuses polls of "
-    "watched tasks with -32021."
+    "Without tasks the server answers tools/call at once or with -32021, and refuses polls with "
+    "-32021: a watched task refused a few times in a row is no longer polled (adopt it again)."
 )
 
 
