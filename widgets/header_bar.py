@@ -2,8 +2,8 @@
 
 Line one: server name and version, transport, negotiated protocol version, tasks wire with its
 declared verbs, connection state (with "reconnecting in 4 s (attempt 3)" while reconnecting).
-Line two: task counts, paused, filter and sort. Server text (name, version) is sanitized;
-nothing is parsed as markup.
+Line two: task counts, tasks withheld, paused, filter and sort. Server text (name, version) is
+sanitized; nothing is parsed as markup.
 
 Each line is fitted to the width it has, so what matters stays on screen: line one gives up the
 era note first, then cuts the server's description and the problem (shown whole in the detail
@@ -91,6 +91,9 @@ class HeaderState:
     view: ListView
     connection_note: str | None = None
     """Said after the state, e.g. "reconnecting in 4 s (attempt 3)" (plain text)."""
+    tasks_withheld: bool = False
+    """The user withholds tasks from the server (`--withhold tasks`, or the palette's
+    "Advertised capabilities"): it is asked for no task."""
 
 
 class HeaderBar(Widget):
@@ -223,6 +226,8 @@ class HeaderBar(Widget):
                 notes.append(f"  ⚠ {summary.erroring} erroring", self._style("text-error"))
         if view.marked:
             notes.append(f"  ▸ {view.marked} marked", self._style("text-accent"))
+        if state.tasks_withheld:
+            notes.append("  ⊘ tasks withheld", self._style("text-warning"))
         if view.paused:
             notes.append("  ⏸ polling paused", self._style("text-warning"))
         if view.faults_only:

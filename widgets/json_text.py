@@ -55,3 +55,12 @@ def json_text(value: Any) -> Text:
     text = Text(clean_text(dumped, max_len=MAX_JSON_CHARS, allow_newlines=True))
     JSONHighlighter().highlight(text)
     return text
+
+
+def json_line(value: Any, max_chars: int) -> Text:
+    """`value` as one line of highlighted JSON, cut to `max_chars`; strings cleaned, never
+    markup."""
+    dumped = json.dumps(_plain_json(value), ensure_ascii=False, default=str)
+    text = Text(clean_text(dumped, max_len=max_chars))
+    JSONHighlighter().highlight(text)
+    return text

@@ -27,6 +27,7 @@ from app.cli.flags import (
     add_uri_flag,
     add_watch_flags,
 )
+from app.cli.jsonarg import read_json_object
 from app.cli.options import (
     DEFAULT_DURATION_MS,
     AuthFlags,
@@ -238,6 +239,12 @@ def build_parser() -> ArgumentParser:
 def parse(argv: Sequence[str]) -> Options:
     """Parse `argv`, check the combinations argparse cannot express, and read the result."""
     options = read_options(build_parser().parse_args(glue_dashed_values(argv)))
+    advertising = options.session.withhold or options.session.client_capabilities is not None
+    if options.group == "check" and advertising:
+        raise usage_error(
+            "check chooses per request what it declares (some rules need the tasks extension, "
+            "some its absence): --withhold and --client-capabilities do not apply to it"
+        )
     call = options.verb_options
     if isinstance(call, CallOptions):
         if call.task_ttl is not None and not call.task:
@@ -304,6 +311,8 @@ def read_options(namespace: argparse.Namespace) -> Options:
             wire=cast("Wire | None", _text(namespace, "wire")),
             redact=_texts(namespace, "redact"),
             roots=_texts(namespace, "root"),
+            withhold=tuple(dict.fromkeys(_texts(namespace, "withhold"))),
+            client_capabilities=_json_object(namespace, "client_capabilities"),
             readonly=_given(namespace, "readonly"),
             record=_text(namespace, "record") or None,
             trace_frames=_text(namespace, "trace_frames") or None,
@@ -384,6 +393,15 @@ def _texts(namespace: argparse.Namespace, name: str) -> tuple[str, ...]:
     """A suppressed-default repeatable flag: its values, or () when it was not given."""
     value = getattr(namespace, name, None)
     return tuple(value) if isinstance(value, list) else ()
+
+
+def _json_object(namespace: argparse.Namespace, name: str) -> dict[str, Any] | None:
+    """A suppressed-default `JSON|@FILE|-` flag: the object it denotes (a usage error when it is
+    not one), or None when it was not given."""
+    text = _text(namespace, name)
+    if text is None:
+        return None
+    return read_json_object(text, "--" + name.replace("_", "-"))
 
 
 def _given(namespace: argparse.Namespace, name: str) -> bool:

@@ -34,10 +34,11 @@ def require(declared: bool, verb: str, session: Session) -> None:
 
 async def capabilities(session: Session, out: Output) -> int:
     """`tasks capabilities`: the resolved wire and declared verbs (exit 0 whatever they are),
-    and how the era was decided."""
+    how the era was decided, and what taskscope advertised as a client."""
     decision = session.info.era_decision
     era = decision.as_json() if decision is not None else None
-    out.result({**session.capabilities.as_json(), "era": era})
+    advertised = session.advertised.as_json(legacy=session.info.era == "legacy")
+    out.result({**session.capabilities.as_json(), "era": era, "advertised": advertised})
     return EXIT_OK
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.cli.output import (
     CONNECTION_FAILED,
@@ -15,6 +15,7 @@ from app.cli.output import (
     TOOL_UNUSABLE,
     CliError,
 )
+from app.engine.rpc.advertised import fragment_names
 from app.engine.rpc.guard import ReadOnlyRefused
 from app.engine.rpc.paging import ListingTooLong
 from app.engine.rpc.rpc_types import RpcError
@@ -22,6 +23,9 @@ from app.engine.rpc.tool_headers import ToolUnusable
 from app.engine.rpc.transports.base import TransportError
 from app.engine.tasks.contract import TaskUnknown, VerbUnsupported
 from app.engine.tasks.protocol_keys import TASKS_EXTENSION
+
+if TYPE_CHECKING:
+    from app.engine.rpc.advertised import ClientCapabilities
 
 LEGACY_SESSION_HINT = (
     "legacy-wire tasks are bound to the session that created them, so a new connection cannot "
@@ -46,8 +50,16 @@ def is_not_found(error: RpcError) -> bool:
     return error.code in (-32602, -32603) and ("not found" in text or "expired" in text)
 
 
-def cli_error(exc: BaseException, *, wire: str = "none", task_id: str | None = None) -> CliError:
-    """The CliError that reports `exc`; unexpected exceptions are re-raised."""
+def cli_error(
+    exc: BaseException,
+    *,
+    wire: str = "none",
+    task_id: str | None = None,
+    advertised: ClientCapabilities | None = None,
+) -> CliError:
+    """The CliError that reports `exc` (`advertised`: what the session told the server it can
+    do, to say so when a refusal is the user's own withholding); unexpected exceptions are
+    re-raised."""
     if isinstance(exc, CliError):
         return exc
     if isinstance(exc, TaskUnknown):
@@ -75,7 +87,7 @@ def cli_error(exc: BaseException, *, wire: str = "none", task_id: str | None = N
     if isinstance(exc, RpcError):
         if task_id is not None and is_not_found(exc):
             return unknown_task_error(task_id, exc.message, wire)
-        return rpc_error(exc)
+        return rpc_error(exc, advertised)
     if isinstance(exc, TransportError):
         details: dict[str, Any] = {"kind": exc.kind}
         if exc.http_status is not None:
@@ -92,14 +104,38 @@ def cli_error(exc: BaseException, *, wire: str = "none", task_id: str | None = N
     raise exc
 
 
-def rpc_error(exc: RpcError) -> CliError:
-    """A JSON-RPC error answer; a missing tasks extension is named so the user can fix it."""
+def rpc_error(exc: RpcError, advertised: ClientCapabilities | None = None) -> CliError:
+    """A JSON-RPC error answer; a missing client capability is named (`details.missing`, from the
+    server's `data.requiredCapabilities`) with what to do about it."""
     details: dict[str, Any] = {"code": exc.code, "data": exc.data}
     if exc.http_status is not None:
         details["httpStatus"] = exc.http_status
     if exc.code in MISSING_EXTENSION_CODES:
+        required = exc.data.get("requiredCapabilities") if isinstance(exc.data, dict) else None
+        missing = fragment_names(required)
+        if missing:
+            details["missing"] = missing
+        details["hint"] = missing_capability_hint(required, missing, advertised)
+    elif advertised is not None and not advertised.declares_tasks:
         details["hint"] = (
-            f"the server needs the {TASKS_EXTENSION} extension for this request: "
-            "call the tool with --task"
+            "this run withheld tasks (--withhold tasks or --client-capabilities): the server "
+            "answered a client that asks for no task"
         )
     return CliError(RPC_ERROR, f"the server answered with an error: {exc.message}", details)
+
+
+def missing_capability_hint(
+    required: Any, missing: list[str], advertised: ClientCapabilities | None
+) -> str:
+    """What to do when the server needs a client capability this run did not declare."""
+    if advertised is not None and advertised.withheld_among(required):
+        return (
+            f"the server needs {', '.join(missing)}, which this run withheld (--withhold or "
+            "--client-capabilities): run without that to declare it"
+        )
+    if missing and TASKS_EXTENSION not in missing:
+        return f"the server needs the client capability {', '.join(missing)}"
+    return (
+        f"the server needs the {TASKS_EXTENSION} extension for this request: "
+        "call the tool with --task"
+    )

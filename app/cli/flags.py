@@ -10,6 +10,7 @@ import argparse
 from collections.abc import Callable
 
 from app.cli.options import DEFAULT_DURATION_MS, DEFAULT_MAX_CONSECUTIVE_ERRORS
+from app.engine.rpc.advertised import WITHHOLDABLE
 from app.engine.rpc.reconnect import DEFAULT_ATTEMPTS
 
 FlagAdder = Callable[[argparse.ArgumentParser], None]
@@ -60,6 +61,7 @@ def add_target_flags(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument("--redact", action="append", default=suppress, metavar="HEADER")
     add_root_flag(group)
+    add_capability_flags(group)
     group.add_argument("--answers", default=suppress, metavar="FILE", help="scripted answers")
     group.add_argument(
         "--trace-frames", default=suppress, metavar="FILE", help="write JSON-RPC frames as NDJSON"
@@ -121,6 +123,24 @@ def add_root_flag(group: argparse._ActionsContainer) -> None:
         default=argparse.SUPPRESS,
         metavar="PATH",
         help="answer roots/list",
+    )
+
+
+def add_capability_flags(group: argparse._ActionsContainer) -> None:
+    """`--withhold NAME` (repeatable) and `--client-capabilities`: what the client advertises."""
+    suppress = argparse.SUPPRESS
+    group.add_argument(
+        "--withhold",
+        action="append",
+        choices=WITHHOLDABLE,
+        default=suppress,
+        help="do not advertise this client capability (tasks: ask for no task; repeatable)",
+    )
+    group.add_argument(
+        "--client-capabilities",
+        default=suppress,
+        metavar="JSON|@FILE|-",
+        help="the whole client capabilities object to advertise instead of taskscope's own",
     )
 
 
@@ -279,6 +299,7 @@ def add_demo_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--wire", choices=["legacy", "extension"], default=argparse.SUPPRESS)
     parser.add_argument("--era", choices=["auto", "legacy", "modern"], default=argparse.SUPPRESS)
     add_root_flag(parser)
+    add_capability_flags(parser)
     add_recording_flags(parser)
 
 

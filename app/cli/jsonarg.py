@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any, TextIO
 
 from app.cli.output import usage_error
+from app.engine.safety import deep_json
 
 
 def read_json_object(text: str, flag: str, stdin: TextIO | None = None) -> dict[str, Any]:
@@ -23,8 +23,8 @@ def read_json_object(text: str, flag: str, stdin: TextIO | None = None) -> dict[
         except OSError as exc:
             raise usage_error(f"{flag}: cannot read {source}: {exc.strerror or exc}") from exc
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
+        value = deep_json.loads(text)  # any depth: `json` raises RecursionError past ~1,000
+    except ValueError as exc:
         raise usage_error(f"{flag} ({source}) is not valid JSON: {exc}") from exc
     if not isinstance(value, dict):
         raise usage_error(f"{flag} ({source}) must be a JSON object, not {type(value).__name__}")

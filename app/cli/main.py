@@ -84,6 +84,7 @@ def _open_tui(options: Options, out: Output) -> int:
     engine after its first frame.
     """
     from app.cli.target import target_from_args, tui_servers
+    from app.engine.rpc.advertised import ClientCapabilities
     from app.engine.rpc.targets import demo_target
     from app.tui.run import TuiOptions, run_tui
 
@@ -115,6 +116,7 @@ def _open_tui(options: Options, out: Output) -> int:
             expected_wire=flags.wire,
             redact=flags.redact,
             roots=flags.roots,
+            advertised=ClientCapabilities(flags.client_capabilities, frozenset(flags.withhold)),
             readonly=flags.readonly,
             recorder=recorder,
             reconnect_attempts=flags.reconnect_attempts,

@@ -8,7 +8,7 @@ import it without slowing start-up.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from app.engine.rpc.reconnect import DEFAULT_ATTEMPTS
 
@@ -106,6 +106,10 @@ class SessionOptions:
     """`--wire`: the tasks wire the server must speak (an assertion)."""
     redact: tuple[str, ...] = ()
     roots: tuple[str, ...] = ()
+    withhold: tuple[str, ...] = ()
+    """`--withhold`: client capabilities not to advertise (`advertised.WITHHOLDABLE` names)."""
+    client_capabilities: dict[str, Any] | None = None
+    """`--client-capabilities`, read and checked: the object to advertise instead of ours."""
     readonly: bool = False
     record: str | None = None
     trace_frames: str | None = None

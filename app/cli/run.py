@@ -51,6 +51,7 @@ async def run_command(options: Options, out: Output) -> int:
             out.error(refused)
             return refused.exit_code
     wire = "none"
+    advertised = None
     try:
         if options.group == "oauth":
             from app.cli.oauth import oauth_command
@@ -58,12 +59,12 @@ async def run_command(options: Options, out: Output) -> int:
             return await oauth_command(options, out)
         responder = build_responder(options, out) if needs_responder(options) else None
         async with open_session(options, out) as session:
-            wire = session.wire
+            wire, advertised = session.wire, session.advertised
             return await dispatch(options, session, responder, out)
     except asyncio.CancelledError:
         raise
     except Exception as exc:
-        error = cli_error(exc, wire=wire, task_id=options.task_id)
+        error = cli_error(exc, wire=wire, task_id=options.task_id, advertised=advertised)
         out.error(error)
         return error.exit_code
 

@@ -1,5 +1,6 @@
 """One command's engine session, built from the command line: target, `--era`, `--wire`,
-`--redact`, `--readonly`, `--record`, `--trace-frames` and `--reconnect-attempts`.
+`--redact`, `--readonly`, `--record`, `--trace-frames`, `--reconnect-attempts`, `--withhold` and
+`--client-capabilities`.
 
 The engine's `EngineSession` does the work (connect, resolve and assert the wire, guard the adapter,
 hook the recorder, reconnect); this module turns its failures into the CLI's error documents and
@@ -24,6 +25,7 @@ from app.cli.target import target_from_args
 from app.cli.trace import FrameTrace
 from app.engine.forms.input_text import root_entries
 from app.engine.record.recorder import redactor_for
+from app.engine.rpc.advertised import ClientCapabilities
 from app.engine.rpc.era_decision import NegotiationError, era_steps
 from app.engine.rpc.reconnect import ConnectionEvent, ReconnectPolicy
 from app.engine.rpc.rpc_types import RpcError
@@ -57,6 +59,7 @@ async def open_session(options: Options, out: Output | None = None) -> AsyncIter
         recorder=recorder,
         policy=ReconnectPolicy(attempts=flags.reconnect_attempts),
         roots=root_entries(flags.roots),
+        advertised=ClientCapabilities(flags.client_capabilities, frozenset(flags.withhold)),
         auth_observer=CliSignIn(out or Output(), browser=_opens_browser(target)),
     )
     if trace is not None:

@@ -14,7 +14,17 @@ from app.tui import filter_bar, panes
 from app.tui.bindings import MUTATING_ACTIONS, disabled_reason
 from app.tui.commands import app_commands
 from app.tui.problems import describe
-from app.tui.verbs import answer, cancel, checking, create, finding, poll, saving, signing
+from app.tui.verbs import (
+    advertising,
+    answer,
+    cancel,
+    checking,
+    create,
+    finding,
+    poll,
+    saving,
+    signing,
+)
 from widgets.plain import toast
 
 if TYPE_CHECKING:
@@ -111,6 +121,9 @@ class VerbActions:
 
     def action_check_server(self) -> None:
         checking.check_server(self._app)
+
+    def action_advertised_capabilities(self) -> None:
+        advertising.advertised_capabilities(self._app)
 
     def action_toggle_mark(self) -> None:
         app = self._app

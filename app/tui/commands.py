@@ -38,6 +38,11 @@ def app_commands(app: TaskscopeApp) -> Iterator[SystemCommand]:
         app.action_show_server,
     )
     yield SystemCommand(
+        "Advertised capabilities",
+        "What taskscope tells the server it can do as a client: withhold tasks and more",
+        app.action_advertised_capabilities,
+    )
+    yield SystemCommand(
         "Time view",
         "Every task as a bar on a time axis, or back to the list",
         app.action_toggle_time_view,

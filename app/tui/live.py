@@ -26,6 +26,7 @@ from pydantic import BaseModel
 from app.engine.polling.poller import Poller
 from app.engine.record.recorder import Recorder, redactor_for, session_info
 from app.engine.record.recording import SessionInfo
+from app.engine.rpc.advertised import ClientCapabilities
 from app.engine.rpc.era import EraPreference
 from app.engine.rpc.purpose import sent_for
 from app.engine.rpc.reconnect import ConnectionEvent, ReconnectPolicy
@@ -149,6 +150,7 @@ class LiveSource:
         recorder: Recorder | None = None,
         policy: ReconnectPolicy | None = None,
         roots: Sequence[dict[str, str]] = (),
+        advertised: ClientCapabilities | None = None,
         retry_start: bool = False,
     ) -> None:
         """`retry_start`: a server that cannot be reached when connecting is tried again on the
@@ -172,6 +174,7 @@ class LiveSource:
             key=key,
             policy=policy,
             roots=roots,
+            advertised=advertised,
             auth_observer=self._sign_in,
         )
         """A session to this server as the flags say (the watched one, or a check's own)."""
@@ -277,6 +280,12 @@ class LiveSource:
     def stored_sign_in(self) -> StoredStatus | None:
         authorizer = self._session.authorizer
         return authorizer.store.status() if authorizer is not None else None
+
+    def advertised(self) -> ClientCapabilities:
+        return self._session.advertised
+
+    def advertise(self, capabilities: ClientCapabilities) -> None:
+        self._session.advertise(capabilities)
 
     def servers(self) -> Sequence[str]:
         return ()

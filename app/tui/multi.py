@@ -29,6 +29,7 @@ from app.view.source import (
 
 if TYPE_CHECKING:
     from app.engine.oauth.store import StoredStatus
+    from app.engine.rpc.advertised import ClientCapabilities
     from app.engine.rpc.tool_info import ToolInfo
     from app.engine.tasks.contract import CreateOutcome
     from app.engine.tasks.models import InputRequest
@@ -250,6 +251,12 @@ class MultiSource:
             "several servers are watched: sign out of one with "
             "taskscope oauth logout --config FILE --server NAME"
         )
+
+    def advertised(self) -> ClientCapabilities | None:
+        return None
+
+    def advertise(self, capabilities: ClientCapabilities) -> None:
+        raise SourceUnavailable(CHOOSE_A_SERVER)
 
     async def list_tools(self) -> Sequence[ToolInfo]:
         raise SourceUnavailable(CHOOSE_A_SERVER)

@@ -134,6 +134,7 @@ def server_facts_of(app: TaskscopeApp) -> ServerFacts:
         sign_in=source.stored_sign_in(),
         signs_in=source.signs_in(),
         now=time.time(),
+        advertised=source.advertised(),
     )
 
 

@@ -27,6 +27,7 @@ from app.view.source import (
 
 if TYPE_CHECKING:
     from app.engine.oauth.store import StoredStatus
+    from app.engine.rpc.advertised import ClientCapabilities
 
 READ_ONLY = "this is a recording: it cannot reach a server"
 
@@ -77,6 +78,12 @@ class RecordedSource:
 
     def stored_sign_in(self) -> StoredStatus | None:
         return None
+
+    def advertised(self) -> ClientCapabilities | None:
+        return None
+
+    def advertise(self, capabilities: ClientCapabilities) -> None:
+        raise SourceUnavailable(READ_ONLY)
 
     def servers(self) -> Sequence[str]:
         return ()

@@ -97,10 +97,12 @@ class Redraw:
         if app.info is None and connection == "connected":
             connection = "connecting"
         query = app.list_query
+        advertised = app.source.advertised()
         app.query_one(HeaderBar).state = HeaderState(
             info=app.info,
             connection=connection,
             connection_note=None if app.failed else app.source.connection_note(),
+            tasks_withheld=advertised is not None and not advertised.declares_tasks,
             problem=app.problem,
             summary=app.tasks.summary(),
             view=ListView(

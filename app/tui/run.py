@@ -19,6 +19,7 @@ from app.engine.rpc.reconnect import DEFAULT_ATTEMPTS
 if TYPE_CHECKING:
     from app.engine.record.recorder import Recorder
     from app.engine.record.replay import Recording
+    from app.engine.rpc.advertised import ClientCapabilities
     from app.engine.rpc.era import EraPreference
     from app.engine.rpc.targets import Target
     from app.tui.app import TaskscopeApp
@@ -40,6 +41,8 @@ class TuiOptions:
     expected_wire: Literal["legacy", "extension"] | None = None
     redact: Sequence[str] = ()
     roots: Sequence[str] = field(default_factory=tuple)
+    advertised: ClientCapabilities | None = None
+    """What the client advertises (`--withhold`, `--client-capabilities`); None: everything."""
     readonly: bool = False
     recorder: Recorder | None = None
     """The `--record FILE` recorder; without one the session is journaled in memory only."""
@@ -124,6 +127,7 @@ class LiveLoader:
             recorder=recorder,
             policy=ReconnectPolicy(attempts=options.reconnect_attempts),
             roots=root_entries(options.roots),
+            advertised=options.advertised,
             retry_start=retry_start,
         )
 

@@ -47,8 +47,8 @@ async def choose_server(app: TaskscopeApp, title: str) -> ChosenServer | None:
 
 def server_states(app: TaskscopeApp) -> list[tuple[str, SessionInfo | None, str]]:
     """Each watched server's name, what it said when it connected (None: not connected), and
-    its state in words ("connected", "reconnecting: …", "cannot be used: …"): for the picker
-    and the server pane."""
+    its state in words ("connected", "reconnecting: …", "cannot be used: …", with "· tasks
+    withheld" while the user withholds them): for the picker and the server pane."""
     states: list[tuple[str, SessionInfo | None, str]] = []
     for name in app.source.servers():
         try:
@@ -57,7 +57,10 @@ def server_states(app: TaskscopeApp) -> list[tuple[str, SessionInfo | None, str]
             states.append((name, None, str(exc).removeprefix(f"{name} ")))
             continue
         note = source.connection_note()
-        states.append((name, info, source.connection_state() + (f": {note}" if note else "")))
+        advertised = source.advertised()
+        withheld = advertised is not None and not advertised.declares_tasks
+        state = source.connection_state() + (f": {note}" if note else "")
+        states.append((name, info, state + (" · tasks withheld" if withheld else "")))
     return states
 
 

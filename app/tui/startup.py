@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
     from app.engine.oauth.store import StoredStatus
     from app.engine.record.recording import Entry, SessionInfo
+    from app.engine.rpc.advertised import ClientCapabilities
     from app.engine.rpc.tool_info import ToolInfo
     from app.engine.tasks.contract import CreateOutcome
     from app.engine.tasks.models import InputRequest
@@ -105,6 +106,12 @@ class LoadingSource:
 
     def stored_sign_in(self) -> StoredStatus | None:
         return None
+
+    def advertised(self) -> ClientCapabilities | None:
+        return None
+
+    def advertise(self, capabilities: ClientCapabilities) -> None:
+        raise SourceUnavailable(STILL_LOADING)
 
     def servers(self) -> Sequence[str]:
         return ()

@@ -16,6 +16,7 @@ from app.view.formatting import era_tag, format_duration, verbs_text
 if TYPE_CHECKING:
     from app.engine.oauth.store import StoredStatus
     from app.engine.record.recording import SessionInfo
+    from app.engine.rpc.advertised import ClientCapabilities
     from app.view.source import ConnectionState
 
 VALUE_MAX_CHARS = 300
@@ -40,9 +41,11 @@ def server_facts(
     sign_in: StoredStatus | None,
     signs_in: bool,
     now: float,
+    advertised: ClientCapabilities | None = None,
 ) -> ServerFacts:
     """The facts of the server `info` describes (None: not connected yet); `signs_in` says
-    whether taskscope would sign in to it (an HTTP server with no credentials given)."""
+    whether taskscope would sign in to it (an HTTP server with no credentials given),
+    `advertised` what taskscope tells it it can do as a client."""
     rows: list[tuple[str, str]] = []
     state = connection + (f": {note}" if note else "")
     if info is None:
@@ -57,6 +60,8 @@ def server_facts(
     wire = capabilities.wire
     rows.append(("Tasks wire", wire if wire == "none" else f"{wire} ({verbs_text(capabilities)})"))
     rows.append(("Connection", state))
+    if advertised is not None:
+        rows.append(("Advertised", advertised.describe()))
     if info.readonly:
         rows.append(("Read-only", "creating, cancelling and answering are refused"))
     if problem:

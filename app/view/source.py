@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 if TYPE_CHECKING:  # annotations only: the App's first frame does not load the engine
     from app.engine.oauth.store import StoredStatus
     from app.engine.record.recording import SessionInfo
+    from app.engine.rpc.advertised import ClientCapabilities
     from app.engine.rpc.rpc_types import Frame
     from app.engine.rpc.tool_info import ToolInfo
     from app.engine.tasks.contract import CreateOutcome
@@ -63,6 +64,15 @@ class TaskSource(Protocol):
     async def sign_out(self) -> bool:
         """Forget the server's sign-in (the next refusal signs in again); whether any was
         stored. Raises `SourceUnavailable` where nothing signs in."""
+        ...
+
+    def advertised(self) -> ClientCapabilities | None:
+        """The client capabilities the server is told of (None: no one live server)."""
+        ...
+
+    def advertise(self, capabilities: ClientCapabilities) -> None:
+        """Tell the server `capabilities` from the next request on; `SourceUnavailable` where
+        there is no one live server."""
         ...
 
     def servers(self) -> Sequence[str]:

@@ -168,6 +168,7 @@ def test_capabilities_over_stdio_and_http(
         assert run.code == 0, run.stderr
         document = dict(run.document)
         decision = document.pop("era")
+        assert document.pop("advertised")["declaresTasks"] is True
         assert document == expected
         assert decision["preference"] == "auto" and decision["settled"] == era
         assert decision["tried"][0]["method"] == "server/discover"

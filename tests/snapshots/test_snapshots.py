@@ -14,16 +14,19 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
+from app.engine.rpc.advertised import ClientCapabilities
 from app.tui.app import TaskscopeApp
 from tests.support.tui_helpers import wait_for
 from tests.support.tui_recording import (
     HISTORY_TASKS,
+    INFO,
     RECORDED_TASKS,
     SEVERAL_TASKS,
     history_app,
     recorded_app,
     several_app,
 )
+from widgets.advertised_screen import AdvertisedScreen
 from widgets.arguments_form import ArgumentsForm
 from widgets.frame_exchange import ExchangeScreen
 from widgets.tool_picker import ToolPicker
@@ -140,3 +143,16 @@ async def show_several(pilot: Pilot[Any]) -> None:
 def test_several_servers(snap_compare: Any, size: tuple[int, int]) -> None:
     """Two servers' tasks in one list (the same id on both), the header's state of each."""
     assert snap_compare(several_app(), terminal_size=size, run_before=show_several)
+
+
+async def show_advertised(pilot: Pilot[Any]) -> None:
+    """The palette's "Advertised capabilities" with tasks toggled off (no roots were given)."""
+    app = await loaded(pilot)
+    withheld = ClientCapabilities(roots=False, withheld=frozenset({"tasks"}))
+    app.push_screen(AdvertisedScreen(withheld, legacy=False, server=INFO.server_name))
+    await wait_for(pilot, lambda: isinstance(app.screen, AdvertisedScreen))
+    await pilot.pause(0.2)
+
+
+def test_advertised_capabilities(snap_compare: Any) -> None:
+    assert snap_compare(recorded_app(), terminal_size=(80, 24), run_before=show_advertised)

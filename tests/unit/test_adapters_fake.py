@@ -9,6 +9,7 @@ from typing import Any, cast
 
 import pytest
 
+from app.engine.rpc.advertised import ClientCapabilities
 from app.engine.rpc.connection import Connection
 from app.engine.rpc.paging import ListingTooLong
 from app.engine.rpc.rpc_types import RpcError
@@ -34,6 +35,7 @@ class ScriptedConnection:
     request_timeout = 30.0
     info = SimpleNamespace(era="modern")
     received_chars = 0
+    advertised = ClientCapabilities()
 
     def __init__(self, **replies: list[Reply]) -> None:
         self.replies = {method.replace("__", "/"): list(queue) for method, queue in replies.items()}

@@ -12,16 +12,21 @@ import pytest
 
 from app.cli.answers import load_answers, parse_answers, response_problems
 from app.cli.args import parse
+from app.cli.errors import rpc_error
 from app.cli.output import CliError, Output, readable_error, safe_json
 from app.cli.prompts import PromptClosed, Prompter, Rejection, TerminalLines
 from app.cli.responder import InvalidAnswer, Responder, interactive_allowed
 from app.cli.target import target_from_args
 from app.cli.watch import WatchReport, outcome_of_stop
 from app.engine.forms.input_text import root_entries
+from app.engine.rpc.advertised import ClientCapabilities
 from app.engine.rpc.roots import roots_answer
+from app.engine.rpc.rpc_types import RpcError
 from app.engine.rpc.targets import HttpTarget, StdioTarget
 from app.engine.tasks.models import InputKind, InputRequest
+from app.engine.tasks.protocol_keys import TASKS_EXTENSION
 
+EXTENSION_NEEDED = {"extensions": {TASKS_EXTENSION: {}}}
 FORM_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -118,6 +123,63 @@ def test_bad_target_combinations_are_usage_errors(argv: list[str]) -> None:
     with pytest.raises(CliError) as caught:
         target_from_args(parse(argv).target)
     assert caught.value.exit_code == 2
+
+
+def test_withholding_flags_are_read_once_for_every_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    withheld = ["--withhold", "tasks", "--withhold", "sampling", "--withhold", "tasks"]
+    assert parse(["tools", "list", "--demo", "legacy", *withheld]).session.withhold == (
+        "tasks",
+        "sampling",
+    )
+    assert parse(["demo", "--withhold", "tasks"]).session.withhold == ("tasks",)
+    path = tmp_path / "capabilities.json"
+    path.write_text('{"sampling": {}}')
+    from_file = parse(["tools", "list", "--demo", "legacy", "--client-capabilities", f"@{path}"])
+    assert from_file.session.client_capabilities == {"sampling": {}}
+    monkeypatch.setattr("sys.stdin", io.StringIO('{"roots": {}}'))
+    from_stdin = parse(["tasks", "capabilities", "--demo", "legacy", "--client-capabilities", "-"])
+    assert from_stdin.session.client_capabilities == {"roots": {}}
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["[1]", '"text"', "{bad", "@/nonexistent/capabilities.json", "[" * 100_000],
+    ids=["list", "string", "not-json", "no-file", "deeply-nested"],
+)
+def test_client_capabilities_that_are_not_an_object_are_usage_errors(value: str) -> None:
+    argv = ["tasks", "capabilities", "--demo", "extension", "--client-capabilities", value]
+    with pytest.raises(CliError) as caught:
+        parse(argv)
+    assert caught.value.exit_code == 2
+    assert caught.value.message.startswith("--client-capabilities")
+
+
+@pytest.mark.parametrize(
+    "flags", [("--withhold", "tasks"), ("--client-capabilities", "{}")], ids=lambda f: f[0]
+)
+def test_check_refuses_the_withholding_flags(flags: tuple[str, str]) -> None:
+    with pytest.raises(CliError) as caught:
+        parse(["check", "--demo", "extension", *flags])
+    assert caught.value.exit_code == 2 and "check chooses per request" in caught.value.message
+
+
+def test_a_missing_capability_is_named_with_what_to_do() -> None:
+    needs_tasks = RpcError(
+        -32021, "Missing required client capability", {"requiredCapabilities": EXTENSION_NEEDED}
+    )
+    by_default = rpc_error(needs_tasks, ClientCapabilities()).details
+    assert by_default["missing"] == [TASKS_EXTENSION] and "--task" in by_default["hint"]
+    withheld = ClientCapabilities(withheld=frozenset({"tasks"}))
+    hint = rpc_error(needs_tasks, withheld).details["hint"]
+    assert hint.startswith(f"the server needs {TASKS_EXTENSION}, which this run withheld")
+    needs_elicitation = RpcError(-32021, "m", {"requiredCapabilities": {"elicitation": {}}})
+    details = rpc_error(needs_elicitation, ClientCapabilities()).details
+    assert details["hint"] == "the server needs the client capability elicitation"
+    refused = rpc_error(RpcError(-32601, "Tool 'x' requires task augmentation"), withheld).details
+    assert refused["hint"].startswith("this run withheld tasks")
+    assert "hint" not in rpc_error(RpcError(-32601, "nope"), ClientCapabilities()).details
 
 
 def test_config_target(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from app.engine.rpc.advertised import ClientCapabilities
 from app.engine.rpc.era import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, stamp_modern
 from app.engine.rpc.era_decision import NegotiationError, era_steps
 from app.engine.rpc.negotiate import negotiate
@@ -169,13 +170,32 @@ async def test_forced_eras() -> None:
 def test_stamping_merges_with_the_callers_meta() -> None:
     params = {"name": "x", "_meta": {"progressToken": 7, META_PROTOCOL_VERSION: "old"}}
     stamped = stamp_modern(
-        params, version="2026-07-28", client_info={"name": "t", "version": "0"}, declare_tasks=False
+        params,
+        version="2026-07-28",
+        client_info={"name": "t", "version": "0"},
+        capabilities=ClientCapabilities().modern(declare_tasks=False),
     )
     assert stamped["name"] == "x"
     assert stamped["_meta"]["progressToken"] == 7
     assert stamped["_meta"][META_PROTOCOL_VERSION] == "2026-07-28"
     assert "extensions" not in stamped["_meta"][META_CLIENT_CAPABILITIES]
     assert params["_meta"][META_PROTOCOL_VERSION] == "old"
+
+
+async def test_the_era_dance_carries_the_advertised_capabilities() -> None:
+    capabilities = ClientCapabilities(roots=False, withheld=frozenset({"tasks", "sampling"}))
+    channel = ScriptedChannel(discover_result("2025-11-25"), INIT_RESULT)
+    await negotiate(
+        channel,
+        "auto",
+        client_info={"name": "t", "version": "0"},
+        probe_timeout=0.1,
+        request_timeout=1.0,
+        advertised=capabilities,
+    )
+    (_, discover, *_), (_, initialize, *_) = channel.sent
+    assert discover["_meta"][META_CLIENT_CAPABILITIES] == {"elicitation": {"form": {}, "url": {}}}
+    assert initialize["capabilities"] == {"elicitation": {"form": {}, "url": {}}}
 
 
 @pytest.mark.parametrize(

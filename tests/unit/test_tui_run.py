@@ -92,3 +92,23 @@ def test_demo_takes_root_after_the_verb_like_before_it(
     assert main(["demo", "--root", str(tmp_path)]) == 0
     assert main(["--root", str(tmp_path), "demo"]) == 0
     assert roots == [(str(tmp_path),), (str(tmp_path),)]
+
+
+def test_the_inspector_starts_with_what_the_flags_withhold(
+    opened: list[TuiOptions], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`taskscope demo --withhold tasks` and `--client-capabilities` reach the live source."""
+    import app.tui.startup
+    from app.tui.live import LiveSource
+    from app.tui.run import LiveLoader
+
+    monkeypatch.setattr(app.tui.startup, "settle_gc", lambda: None)  # not this test process's
+
+    assert main(["demo", "--wire", "extension", "--withhold", "tasks"]) == 0
+    assert main(["--command", "server", "--client-capabilities", '{"sampling": {}}']) == 0
+    withheld, replaced = opened
+    assert withheld.advertised is not None and withheld.advertised.withheld == {"tasks"}
+    assert replaced.advertised is not None and replaced.advertised.replaced == {"sampling": {}}
+    source = LiveLoader(withheld).load().source
+    assert isinstance(source, LiveSource)
+    assert not source.advertised().declares_tasks

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from types import EllipsisType, TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
+from app.engine.rpc.advertised import ClientCapabilities
 from app.engine.rpc.correlation import Correlator, pairing_note, request_id, settle
 from app.engine.rpc.envelopes import envelope, frame_task_id, response_problem
 from app.engine.rpc.era import EraPreference, stamp_modern
@@ -66,12 +67,13 @@ class Connection:
         redact: Sequence[str] = (),
         request_timeout: float = 30.0,
         probe_timeout: float = 3.0,
-        declare_roots: bool = True,
+        advertised: ClientCapabilities | None = None,
         authorizer: Authorizer | None = None,
     ) -> None:
         self.target = target
-        self.declare_roots = declare_roots
-        """Whether the client capabilities sent say taskscope answers `roots/list`."""
+        self.advertised = advertised or ClientCapabilities()
+        """The client capabilities this connection advertises; its session replaces the value
+        when the user changes them, and the next request carries the new one."""
         self.era_preference: EraPreference = era
         self.client_info = client_info or default_client_info()
         self.request_timeout = request_timeout
@@ -129,7 +131,7 @@ class Connection:
                 client_info=self.client_info,
                 probe_timeout=self.probe_timeout,
                 request_timeout=self.request_timeout,
-                declare_roots=self.declare_roots,
+                advertised=self.advertised,
             )
             if self.closed_error is not None:
                 raise self._closed_failure()
@@ -164,7 +166,8 @@ class Connection:
         """Send a request and return its result; raises RpcError or TransportError.
 
         On the modern era `params._meta` is stamped with the protocol version, client info and
-        capabilities (plus the tasks extension when `declare_tasks`), keeping the caller's keys.
+        the advertised capabilities (the tasks extension only when they declare it and
+        `declare_tasks`), keeping the caller's keys.
         `timeout=None` waits forever (e.g. a blocking legacy `tasks/result`). `headers` go on the
         HTTP request over the routing headers (the checker sends a wrong `Mcp-Name` on purpose).
         """
@@ -180,8 +183,7 @@ class Connection:
                 params,
                 version=self._version,
                 client_info=self.client_info,
-                declare_tasks=declare_tasks,
-                declare_roots=self.declare_roots,
+                capabilities=self.advertised.modern(declare_tasks=declare_tasks),
             )
             if method == "tools/call" and self.transport_kind == "http":
                 sent_headers = await self._param_headers(params)

@@ -7,8 +7,6 @@ import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from app.engine.tasks.protocol_keys import TASKS_EXTENSION
-
 MODERN_VERSION = "2026-07-28"
 LEGACY_VERSION = "2025-11-25"
 HANDSHAKE_VERSIONS: tuple[str, ...] = ("2024-11-05", "2025-03-26", "2025-06-18", LEGACY_VERSION)
@@ -26,35 +24,20 @@ EraPreference = Literal["auto", "legacy", "modern"]
 _DATE_VERSION = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
-def client_capabilities(*, declare_tasks: bool, declare_roots: bool = True) -> dict[str, Any]:
-    """What taskscope can do for a server: answer elicitations and sampling, and `roots/list`
-    only when `declare_roots` (roots were configured: a client without roots must not say it
-    has them)."""
-    capabilities: dict[str, Any] = {"elicitation": {"form": {}, "url": {}}, "sampling": {}}
-    if declare_roots:
-        capabilities["roots"] = {}
-    if declare_tasks:
-        capabilities["extensions"] = {TASKS_EXTENSION: {}}
-    return capabilities
-
-
 def stamp_modern(
     params: Mapping[str, Any] | None,
     *,
     version: str,
     client_info: Mapping[str, str],
-    declare_tasks: bool,
-    declare_roots: bool = True,
+    capabilities: Mapping[str, Any],
 ) -> dict[str, Any]:
-    """`params` with the per-request modern `_meta` envelope merged in; caller keys are kept."""
+    """`params` with the per-request modern `_meta` envelope merged in (`capabilities`: the
+    client's, from `advertised.ClientCapabilities.modern`); caller keys are kept."""
     stamped = dict(params or {})
     meta = dict(stamped.get("_meta") or {})
     meta[META_PROTOCOL_VERSION] = version
     meta.setdefault(META_CLIENT_INFO, dict(client_info))
-    meta.setdefault(
-        META_CLIENT_CAPABILITIES,
-        client_capabilities(declare_tasks=declare_tasks, declare_roots=declare_roots),
-    )
+    meta.setdefault(META_CLIENT_CAPABILITIES, capabilities)
     stamped["_meta"] = meta
     return stamped
 

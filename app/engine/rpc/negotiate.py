@@ -22,6 +22,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any, Literal, Protocol
 
+from app.engine.rpc.advertised import ClientCapabilities
 from app.engine.rpc.era import (
     HANDSHAKE_VERSIONS,
     LEGACY_VERSION,
@@ -31,7 +32,6 @@ from app.engine.rpc.era import (
     RATE_LIMITED,
     UNSUPPORTED_VERSION_CODES,
     EraPreference,
-    client_capabilities,
     is_modern_version,
     stamp_modern,
 )
@@ -77,12 +77,13 @@ async def negotiate(
     client_info: Mapping[str, str],
     probe_timeout: float,
     request_timeout: float,
-    declare_roots: bool = True,
+    advertised: ClientCapabilities | None = None,
 ) -> Negotiated:
     """Run the era dance on a freshly started transport and return what was agreed
-    (`declare_roots`: whether the client capabilities sent include `roots`)."""
+    (`advertised`: the client capabilities `server/discover` and `initialize` carry)."""
     dance = _Dance(channel, preference, client_info, probe_timeout, request_timeout)
-    dance.declare_roots = declare_roots
+    if advertised is not None:
+        dance.advertised = advertised
     try:
         return await dance.run()
     except BaseException as error:
@@ -113,7 +114,7 @@ class _Dance:
         self.client_info = client_info
         self.probe_timeout = probe_timeout
         self.request_timeout = request_timeout
-        self.declare_roots = True
+        self.advertised = ClientCapabilities()
         self.steps: list[EraStep] = []
         self._in_flight: set[asyncio.Task[dict[str, Any]]] = set()
 
@@ -152,8 +153,7 @@ class _Dance:
             None,
             version=version,
             client_info=self.client_info,
-            declare_tasks=True,
-            declare_roots=self.declare_roots,
+            capabilities=self.advertised.modern(),
         )
         return self._send("server/discover", params, reason)
 
@@ -161,9 +161,7 @@ class _Dance:
         self.channel.use_era("legacy", LEGACY_VERSION)
         params = {
             "protocolVersion": LEGACY_VERSION,
-            "capabilities": client_capabilities(
-                declare_tasks=False, declare_roots=self.declare_roots
-            ),
+            "capabilities": self.advertised.legacy(),
             "clientInfo": dict(self.client_info),
         }
         return self._send("initialize", params, reason)

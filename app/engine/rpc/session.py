@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from app.engine.record.recorder import server_key, session_info
+from app.engine.rpc.advertised import ClientCapabilities
 from app.engine.rpc.connect_hint import next_step
 from app.engine.rpc.connection import Connection
 from app.engine.rpc.reconnect import ConnectionEvent, ReconnectPolicy, is_connection_lost
@@ -73,6 +75,7 @@ class EngineSession:
         request_timeout: float = 30.0,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         roots: Sequence[dict[str, str]] = (),
+        advertised: ClientCapabilities | None = None,
         auth_observer: AuthObserver | None = None,
     ) -> None:
         self.target = target
@@ -81,6 +84,9 @@ class EngineSession:
         self.roots = tuple(roots)
         """The `--root` entries `roots/list` is answered with; the `roots` capability is declared
         only when there are some."""
+        self._advertised = dataclasses.replace(
+            advertised or ClientCapabilities(), roots=bool(self.roots)
+        )
         self.era: EraPreference = era
         self.expected_wire = expected_wire
         self.redact = tuple(redact)
@@ -231,6 +237,19 @@ class EngineSession:
     @property
     def wire(self) -> str:
         return self.capabilities.wire
+
+    @property
+    def advertised(self) -> ClientCapabilities:
+        """The client capabilities this session advertises (`--withhold`,
+        `--client-capabilities`, or the inspector's toggles)."""
+        return self._advertised
+
+    def advertise(self, capabilities: ClientCapabilities) -> None:
+        """Advertise `capabilities` from the next request on, on this connection and every
+        later one (a legacy server keeps what `initialize` declared until it reconnects)."""
+        self._advertised = capabilities
+        if self._connection is not None:
+            self._connection.advertised = capabilities
 
     async def request(
         self, method: str, params: dict[str, Any] | None = None, *, reason: str = "user"
@@ -399,7 +418,7 @@ class EngineSession:
             era=self.era,
             redact=self.redact,
             request_timeout=self.request_timeout,
-            declare_roots=bool(self.roots),
+            advertised=self._advertised,
             authorizer=self.authorizer,
         )
         for listener in self._frame_listeners:

@@ -42,16 +42,18 @@ class LegacyAdapter(AdapterBase):
     async def create(
         self, tool: str, arguments: dict[str, Any], *, ttl_ms: int | None = None
     ) -> CreateOutcome:
-        """`tools/call` with `params.task`; a plain CallToolResult answer is a synchronous one."""
+        """`tools/call` with `params.task`; a plain CallToolResult answer is a synchronous one.
+
+        While the user withholds tasks (`ClientCapabilities.declares_tasks`) no `params.task` is
+        sent: the server answers as it answers a client that never asks for one.
+        """
         if not self.capabilities.tool_calls:
             raise self._unsupported("tools/call as a task")
         token = self._progress_token()
-        params = {
-            "name": tool,
-            "arguments": arguments,
-            "task": {} if ttl_ms is None else {"ttl": ttl_ms},
-            "_meta": {"progressToken": token},
-        }
+        params: dict[str, Any] = {"name": tool, "arguments": arguments}
+        if self.connection.advertised.declares_tasks:
+            params["task"] = {} if ttl_ms is None else {"ttl": ttl_ms}
+        params["_meta"] = {"progressToken": token}
         arrivals: Arrivals = []
         payload = await self._questions.call_tool(params, arrivals)
         parsed = legacy_create(payload, tool, self.variants)
