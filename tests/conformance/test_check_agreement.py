@@ -11,9 +11,6 @@ the spec is silent: the suite fails a -32602, taskscope warns (SHOULD).
 from __future__ import annotations
 
 import json
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +19,7 @@ import pytest
 from tests.conformance.harness import read_runs, run_bounded
 from tests.conformance.test_server_suite import SCENARIO_TIMEOUT_S, TASKS_SCENARIOS
 from tests.support.cli_helpers import run_cli
-from tests.support.demo_servers import start_http_server
+from tests.support.demo_servers import violating_relay
 
 pytestmark = [pytest.mark.conformance, pytest.mark.slow]
 
@@ -44,18 +41,6 @@ BROKEN = [
     ("required-runs-plainly", "tasks-required-task-error"),
 ]
 """A relay mode, and the suite scenario that judges the rule it breaks."""
-
-
-@contextmanager
-def relay(mode: str) -> Iterator[str]:
-    command = [sys.executable, "-m", "tests.support.servers.violating", "--wire", "extension"]
-    command += ["--violate", mode]
-    with start_http_server(
-        lambda port: ([*command, "--port", str(port), "--", "--conformance"], None),
-        f"violating relay ({mode})",
-        40.0,
-    ) as (url, _process):
-        yield url
 
 
 def suite_statuses(
@@ -102,7 +87,7 @@ def shared(suite: dict[str, str], ours: dict[str, str]) -> set[str]:
 
 @pytest.mark.timeout(SCENARIO_TIMEOUT_S * len(TASKS_SCENARIOS) + 300)
 def test_clean_demo_same_verdicts(conformance_cli: list[str], tmp_path: Path) -> None:
-    with relay("none") as url:
+    with violating_relay("none") as url:
         suite = suite_statuses(conformance_cli, url, TASKS_SCENARIOS, tmp_path / "out")
         ours = our_verdicts(url)
     assert len(shared(suite, ours)) >= 25, (suite, ours)
@@ -114,7 +99,7 @@ def test_clean_demo_same_verdicts(conformance_cli: list[str], tmp_path: Path) ->
 def test_broken_demo_same_verdicts(
     conformance_cli: list[str], mode: str, scenario: str, tmp_path: Path
 ) -> None:
-    with relay(mode) as url:
+    with violating_relay(mode) as url:
         suite = suite_statuses(conformance_cli, url, (scenario,), tmp_path / "out")
         ours = our_verdicts(url)
     assert "FAILURE" in suite.values(), suite

@@ -10,14 +10,13 @@ import json
 import shlex
 import sys
 import xml.etree.ElementTree as ElementTree
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.support.cli_helpers import Run, run_cli
-from tests.support.demo_servers import start_http_demo, start_http_server
+from tests.support.demo_servers import start_http_demo, violating_relay
 
 pytestmark = pytest.mark.slow
 
@@ -56,22 +55,6 @@ def check_legacy_relay(mode: str, *demo_args: str) -> tuple[Run, dict[str, dict[
     command = relay_command("legacy", mode, *demo_args)
     run, document = check("--command", command, "--tool-name", "provision_server")
     return run, {found["id"]: found for found in document["checks"]}
-
-
-@pytest.fixture(scope="module")
-def relay_http() -> Iterator[Any]:
-    """Start the relay over Streamable HTTP in a mode (extension wire, suite fixtures)."""
-
-    def start(mode: str) -> Any:
-        command = [sys.executable, "-m", "tests.support.servers.violating", "--wire", "extension"]
-        command += ["--violate", mode]
-        return start_http_server(
-            lambda port: ([*command, "--port", str(port), "--", "--conformance"], None),
-            f"violating relay ({mode})",
-            40.0,
-        )
-
-    yield start
 
 
 def test_clean_legacy_demo_over_stdio_passes_every_check() -> None:
@@ -330,16 +313,16 @@ def test_each_fixture_check_fails_where_its_rule_is_broken(mode: str, target: st
     assert_only(document, mode, target, "fail")
 
 
-def test_routing_header_checks_over_http(relay_http: Any) -> None:
-    with relay_http("none") as (url, _process):
+def test_routing_header_checks_over_http() -> None:
+    with violating_relay("none") as url:
         run, document = check("--url", url)
     assert run.code == 0, document
     assert set(clean(document).values()) == {"pass"}
-    with relay_http("mcp-name-ignored") as (url, _process):
+    with violating_relay("mcp-name-ignored") as url:
         run, document = check("--url", url)
     assert run.code == 1
     assert_only(document, "mcp-name-ignored", "tasks-mcp-name-routing", "fail")
-    with relay_http("method-mismatch-accepted") as (url, _process):
+    with violating_relay("method-mismatch-accepted") as url:
         run, document = check("--url", url)
     assert run.code == 1
     assert_only(

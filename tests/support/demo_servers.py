@@ -235,6 +235,22 @@ def start_http_server(
 
 
 @contextmanager
+def violating_relay(mode: str) -> Iterator[str]:
+    """The extension demo with the suite's fixtures behind the violating relay
+    (tests/support/servers/violating.py) in `mode`, over Streamable HTTP; yields its URL."""
+    command = [sys.executable, "-m", "tests.support.servers.violating", "--wire", "extension"]
+    with start_http_server(
+        lambda port: (
+            [*command, "--violate", mode, "--port", str(port), "--", "--conformance"],
+            None,
+        ),
+        f"violating relay ({mode})",
+        40.0,
+    ) as (url, _process):
+        yield url
+
+
+@contextmanager
 def serving(module: str, *args: str) -> Iterator[str]:
     """Run `python -m module --port N *args` until it listens; yield its base URL, then stop it."""
     command = [sys.executable, "-m", module]

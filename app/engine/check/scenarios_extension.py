@@ -594,20 +594,30 @@ def _ack_problems(result: dict[str, Any]) -> list[str]:
     return problems
 
 
+async def fresh_task(
+    state: RunState, check_id: str, purpose: str
+) -> tuple[str, dict[str, Any]] | None:
+    """A new task of the slow tool for `check_id` (its id and CreateTaskResult), or None when
+    none could be made (the check then could not run, and says why)."""
+    chosen = state.slow_tool()
+    if chosen is None:
+        state.judge.unrun(check_id, NEEDS_TOOL)
+        return None
+    name, args = chosen
+    reply = await create(state, name, args, f"create a task with {name} {purpose}")
+    if reply.result is None or not is_task(reply.result):
+        state.judge.unrun(check_id, f"{name} created no task ({reply.describe()})")
+        return None
+    return str(reply.result.get("taskId")), reply.result
+
+
 async def cancel_working(state: RunState) -> None:
     """tasks-cancel-ack-shape: cancel a fresh task; the ack is empty, then the task ends."""
     judge = state.judge
-    chosen = state.slow_tool()
-    if chosen is None:
-        judge.unrun("tasks-cancel-ack-shape", NEEDS_TOOL)
+    fresh = await fresh_task(state, "tasks-cancel-ack-shape", "to cancel")
+    if fresh is None:
         return
-    name, args = chosen
-    reply = await create(state, name, args, f"create a task with {name} to cancel")
-    if not is_task(reply.result):
-        judge.unrun("tasks-cancel-ack-shape", f"{name} created no task ({reply.describe()})")
-        return
-    assert reply.result is not None
-    task_id = str(reply.result.get("taskId"))
+    task_id, created = fresh
     cancel = await state.probe.call("tasks/cancel", {"taskId": task_id}, "cancel a fresh task")
     if cancel.result is None:
         judge.violated(
@@ -621,8 +631,8 @@ async def cancel_working(state: RunState) -> None:
         judge.violated("tasks-cancel-ack-shape", "; ".join(problems), cancel.evidence())
     else:
         judge.passed("tasks-cancel-ack-shape", "an empty ack", cancel.evidence())
-    followed = await follow(state, task_id, reply.result)
-    judge_followed(state, followed, [str(reply.result.get("status"))])
+    followed = await follow(state, task_id, created)
+    judge_followed(state, followed, [str(created.get("status"))])
 
 
 async def declaration(state: RunState) -> None:
@@ -679,16 +689,10 @@ async def listen(state: RunState) -> None:
     """tasks-status-notifications: subscriptions/listen for a fresh task's notifications is
     acknowledged with that task's id, or (optional) answers -32601, which only warns."""
     judge = state.judge
-    chosen = state.slow_tool()
-    if chosen is None:
-        judge.unrun("tasks-status-notifications", NEEDS_TOOL)
+    fresh = await fresh_task(state, "tasks-status-notifications", "to listen to")
+    if fresh is None:
         return
-    name, args = chosen
-    reply = await create(state, name, args, f"create a task with {name} to listen to")
-    if reply.result is None or not is_task(reply.result):
-        judge.unrun("tasks-status-notifications", f"{name} created no task ({reply.describe()})")
-        return
-    task_id = str(reply.result.get("taskId"))
+    task_id, _ = fresh
     before = len(state.probe.notification_frames("notifications/subscriptions/acknowledged"))
     answer = await state.probe.call(
         "subscriptions/listen",

@@ -23,6 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from tests.support.demo_servers import http_demo_command
+
 Message = dict[str, Any]
 RELATED = "io.modelcontextprotocol/related-task"
 DECLARATION = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
@@ -588,20 +590,7 @@ def serve_http(wire: str, relay: Relay, port: int, demo_args: list[str]) -> None
         probe.bind(("127.0.0.1", 0))
         demo_port = probe.getsockname()[1]
     demo = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "app.demo",
-            "--wire",
-            wire,
-            "--transport",
-            "http",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(demo_port),
-            *demo_args,
-        ],
+        http_demo_command("extension" if wire == "extension" else "legacy", demo_port, *demo_args),
         stdin=subprocess.DEVNULL,
         preexec_fn=_die_with_parent,
     )
