@@ -191,7 +191,8 @@ def assert_only(document: dict[str, Any], mode: str, target: str, verdict: str) 
     found = verdicts(document)
     assert found[target] == verdict, (mode, document)
     allowed = {target, *COLLATERAL.get(mode, set())}
-    allowed.add("tasks-status-notifications")
+    if mode != "listen-no-ack":
+        allowed.add("tasks-status-notifications")
     broken = {cid: v for cid, v in found.items() if v in ("fail", "warn") and cid not in allowed}
     assert broken == {}, (mode, broken, document)
 
@@ -302,8 +303,15 @@ FIXTURE_VIOLATIONS = [
     ("ack-no-result-type", "tasks-result-type-complete-on-non-task-responses"),
     ("create-carries-result", "sep-2663-result-type-task-on-create"),
     ("required-runs-plainly", "sep-2663-server-returns-missing-capability-when-required"),
+    ("slow-sync", "tasks-per-request-meta-opt-in"),
 ]
 """Rules only the suite's fixture tools provoke: the relay runs the demo with --conformance."""
+
+
+def test_a_listen_that_is_never_acknowledged_fails() -> None:
+    run, document = check("--command", relay_command("extension", "listen-no-ack", "--conformance"))
+    assert run.code == 1, run.stderr
+    assert_only(document, "listen-no-ack", "tasks-status-notifications", "fail")
 
 
 @pytest.mark.parametrize(("mode", "target"), FIXTURE_VIOLATIONS)
@@ -327,6 +335,12 @@ def test_routing_header_checks_over_http() -> None:
     assert run.code == 1
     assert_only(
         document, "method-mismatch-accepted", "tasks-headers-reject-mismatched-method", "fail"
+    )
+    with violating_relay("mcp-method-refused") as url:
+        run, document = check("--url", url)
+    assert run.code == 1
+    assert_only(
+        document, "mcp-method-refused", "tasks-headers-tolerate-mcp-method-on-tools-call", "fail"
     )
 
 

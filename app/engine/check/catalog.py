@@ -535,11 +535,11 @@ CHECKS: tuple[Check, ...] = (
         "tasks-status-notifications",
         "subscriptions/listen for task notifications, where offered",
         "extension",
-        "MAY",
+        "MUST",
         "lifecycle",
         f"{S3}: notifications/tasks are delivered on a subscriptions/listen stream with "
-        "notifications.taskIds, first acknowledged by notifications/subscriptions/acknowledged; "
-        "offering it is optional (-32601 only warns)",
+        "notifications.taskIds, the server's first message notifications/subscriptions/"
+        "acknowledged listing them; offering it is optional (-32601 only warns)",
     ),
 )
 

@@ -48,7 +48,6 @@ LIFECYCLE = (
     "tasks-cancel-terminal-idempotent-ack",
     *ROUTING_CHECKS,
     "sep-2663-result-type-task-on-create",
-    "tasks-per-request-meta-opt-in",
     "sep-2663-tasks-get-status-working",
     "sep-2663-tasks-get-status-input-required",
     "tasks-mrtr-partial-fulfillment",
@@ -108,6 +107,12 @@ async def lifecycle(state: RunState) -> None:
                 reply.evidence(),
             )
         judge.unrun_all(LIFECYCLE, reason)
+        if reply.code in HEADER_MISMATCH and state.info.transport == "http":
+            judge.violated(
+                "tasks-headers-tolerate-mcp-method-on-tools-call",
+                f"a tools/call with its own Mcp-Method was refused with {reply.code}",
+                reply.evidence(request=True),
+            )
         return
     answers = Answers(name)
     followed = await run_task(state, created, reply, answers)

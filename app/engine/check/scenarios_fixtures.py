@@ -17,6 +17,7 @@ from app.engine.tasks.normalize import input_map
 
 FIXTURE_CHECKS = (
     "tasks-sync-tool-call",
+    "tasks-per-request-meta-opt-in",
     "tasks-immediate-result-shortcut",
     "tasks-server-directed-creation-no-hint",
     "sep-2663-tool-error-uses-completed-status",
@@ -43,6 +44,7 @@ def _absent(state: RunState, check_ids: tuple[str, ...], fixture: str) -> bool:
 async def fixtures(state: RunState) -> None:
     """Every fixture check whose fixture the server lists."""
     await sync_tool(state)
+    await per_request_opt_in(state)
     await immediate_shortcut(state)
     await tool_error(state)
     await protocol_error(state)
@@ -68,6 +70,29 @@ async def sync_tool(state: RunState) -> None:
     else:
         state.judge.passed(
             "tasks-sync-tool-call", "greet answered a plain result", reply.evidence()
+        )
+
+
+async def per_request_opt_in(state: RunState) -> None:
+    """tasks-per-request-meta-opt-in: slow_compute for a second, declared on the request itself,
+    is a task (the suite's fixture contract; a user's tool may answer at once, and passes)."""
+    if not state.fixture("slow_compute"):
+        return
+    reply = await create(
+        state, "slow_compute", {"seconds": 1, "label": "taskscope-opt-in"}, "declared slow_compute"
+    )
+    if reply.result is not None and is_task(reply.result):
+        state.judge.passed(
+            "tasks-per-request-meta-opt-in",
+            "slow_compute declared on its own request became a task",
+            reply.evidence(request=True),
+        )
+    else:
+        state.judge.violated(
+            "tasks-per-request-meta-opt-in",
+            f"slow_compute (1 s) declared on its own request answered {reply.describe()}, "
+            "not a task",
+            reply.evidence(request=True),
         )
 
 

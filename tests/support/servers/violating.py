@@ -62,6 +62,10 @@ class Relay:
         ].get(CAPABILITIES_META, {})
         if self.mode == "undeclared-accepted" and method == "tasks/get" and not declared:
             _declare(params)
+        arguments = params.get("arguments")
+        one_second = isinstance(arguments, dict) and arguments.get("seconds") == 1
+        if self.mode == "slow-sync" and params.get("name") == "slow_compute" and one_second:
+            params.get("_meta", {}).pop(CAPABILITIES_META, None)
         if self.mode == "required-runs-plainly" and params.get("name") == "failing_job":
             _declare(params)
         if method == "tasks/update" and isinstance(params.get("taskId"), str):
@@ -78,6 +82,12 @@ class Relay:
         params = message.get("params")
         task_id = str(params.get("taskId")) if isinstance(params, dict) else ""
         ours = not task_id.startswith("taskscope-")
+        if self.mode == "listen-no-ack" and message.get("method") == "subscriptions/listen":
+            return {"jsonrpc": "2.0", "id": message.get("id"), "result": {"resultType": "complete"}}
+        named = params.get("name") if isinstance(params, dict) else None
+        if self.mode == "mcp-method-refused" and named == "multi_input":
+            error = {"code": -32020, "message": "Mcp-Method does not match"}
+            return {"jsonrpc": "2.0", "id": message.get("id"), "error": error}
         if self.mode == "update-ignored" and message.get("method") == "tasks/update" and ours:
             self.methods.pop(message.get("id"), None)
             return {"jsonrpc": "2.0", "id": message.get("id"), "result": {"resultType": "complete"}}
@@ -517,6 +527,9 @@ RELAY_MODES = frozenset(
         "silent-get",
         "required-runs-plainly",
         "method-mismatch-accepted",
+        "listen-no-ack",
+        "mcp-method-refused",
+        "slow-sync",
     }
 )
 MODES = frozenset(REWRITES) | RELAY_MODES
