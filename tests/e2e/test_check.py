@@ -386,3 +386,31 @@ def test_a_check_run_is_recorded_like_any_session(tmp_path: Path) -> None:
     cited = document["checks"][0]["evidence"][0]["exchange"]
     assert any(frame["exchange"] == cited and frame["direction"] == "in" for frame in sent)
     assert any(str(frame["reason"]).startswith("check #") for frame in sent)
+
+
+def test_check_never_polls_sooner_than_the_server_asked(tmp_path: Path) -> None:
+    """Each task is polled no sooner than the pollIntervalMs its previous answer named (the
+    frames' own times: a lower bound, which load can only lengthen)."""
+    trace = tmp_path / "frames.ndjson"
+    run, document = check(
+        "--command",
+        relay_command("extension", "none", "--conformance"),
+        "--trace-frames",
+        str(trace),
+    )
+    assert run.code == 0, document
+    frames = [json.loads(line) for line in trace.read_text().splitlines()]
+    answers = {f["exchange"]: f for f in frames if f["direction"] == "in"}
+    last: dict[str, tuple[float, int]] = {}
+    checked = 0
+    for frame in frames:
+        if frame["direction"] != "out" or not str(frame["reason"]).count("follow task"):
+            continue
+        task_id = frame["message"]["params"]["taskId"]
+        if task_id in last:
+            sent, hint_ms = last[task_id]
+            assert frame["at"] - sent >= hint_ms / 1000 - 0.005, (task_id, frame["at"] - sent)
+            checked += 1
+        result = (answers.get(frame["exchange"]) or {}).get("message", {}).get("result") or {}
+        last[task_id] = (frame["at"], int(result.get("pollIntervalMs") or 1000))
+    assert checked >= 2
