@@ -182,6 +182,7 @@ COLLATERAL = {
     "removed-verbs-exist": {"tasks-removed-tasks-list"},
     "mcp-name-ignored": {"sep-2663-server-rejects-mismatched-mcp-name-on-tasks-get"},
     "method-mismatch-accepted": set(),
+    "ended-name-refused": {"tasks-mcp-name-routing"},
 }
 """Checks that judge the very same bytes another way (a completed task with no result has no
 payload either; one ack answers both cancels; one rewrite removes both removed verbs)."""
@@ -304,6 +305,9 @@ FIXTURE_VIOLATIONS = [
     ("create-carries-result", "sep-2663-result-type-task-on-create"),
     ("required-runs-plainly", "sep-2663-server-returns-missing-capability-when-required"),
     ("slow-sync", "tasks-per-request-meta-opt-in"),
+    ("failing-job-refused", "tasks-server-directed-creation-no-hint"),
+    ("instant-no-content", "tasks-immediate-result-shortcut"),
+    ("required-wrong-data", "sep-2663-server-returns-missing-capability-data-shape"),
 ]
 """Rules only the suite's fixture tools provoke: the relay runs the demo with --conformance."""
 
@@ -335,6 +339,12 @@ def test_routing_header_checks_over_http() -> None:
     assert run.code == 1
     assert_only(
         document, "method-mismatch-accepted", "tasks-headers-reject-mismatched-method", "fail"
+    )
+    with violating_relay("ended-name-refused") as url:
+        run, document = check("--url", url)
+    assert run.code == 1
+    assert_only(
+        document, "ended-name-refused", "sep-2663-routing-headers-accepted-on-tasks-get", "fail"
     )
     with violating_relay("mcp-method-refused") as url:
         run, document = check("--url", url)

@@ -66,6 +66,8 @@ class Relay:
         one_second = isinstance(arguments, dict) and arguments.get("seconds") == 1
         if self.mode == "slow-sync" and params.get("name") == "slow_compute" and one_second:
             params.get("_meta", {}).pop(CAPABILITIES_META, None)
+        if self.mode == "failing-job-refused" and params.get("name") == "failing_job" and declared:
+            params["_meta"][CAPABILITIES_META].pop("extensions", None)
         if self.mode == "required-runs-plainly" and params.get("name") == "failing_job":
             _declare(params)
         if method == "tasks/update" and isinstance(params.get("taskId"), str):
@@ -91,6 +93,17 @@ class Relay:
         if self.mode == "update-ignored" and message.get("method") == "tasks/update" and ours:
             self.methods.pop(message.get("id"), None)
             return {"jsonrpc": "2.0", "id": message.get("id"), "result": {"resultType": "complete"}}
+        return None
+
+    def refuse_routing(self, message: Message, headers: Any) -> Message | None:
+        """HTTP only: a -32020 to a tasks/get of an ended task whose Mcp-Name is right."""
+        params = message.get("params")
+        task_id = params.get("taskId") if isinstance(params, dict) else None
+        getting = message.get("method") == "tasks/get"
+        right = getting and task_id is not None and headers.get("mcp-name") == task_id
+        if self.mode == "ended-name-refused" and right and task_id in self.ended:
+            error = {"code": -32020, "message": "Mcp-Name does not match"}
+            return {"jsonrpc": "2.0", "id": message.get("id"), "error": error}
         return None
 
     def headers(self, message: Message, headers: dict[str, str]) -> dict[str, str]:
@@ -473,6 +486,27 @@ def create_carries_result(
         result["result"] = {"content": []}
 
 
+def instant_no_content(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
+    result = message.get("result")
+    instant = (params.get("arguments") or {}).get("seconds") == 0
+    if method == "tools/call" and instant and isinstance(result, dict):
+        result.pop("taskId" if result.get("resultType") == "task" else "content", None)
+
+
+def required_wrong_data(
+    relay: Relay, method: str, params: dict[str, Any], message: Message
+) -> None:
+    error = message.get("error")
+    if method == "tools/call" and isinstance(error, dict) and error.get("code") == -32021:
+        error["data"] = {"requiredCapabilities": {"extensions": {}}}
+
+
+def ended_seen(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
+    for task in _tasks_in(method, message):
+        if task.get("status") in ("completed", "failed", "cancelled"):
+            relay.ended.add(str(task.get("taskId")))
+
+
 Rewrite = Callable[[Relay, str, dict[str, Any], Message], None]
 REWRITES: dict[str, Rewrite] = {
     "create-not-working": create_not_working,
@@ -513,6 +547,9 @@ REWRITES: dict[str, Rewrite] = {
     "mrtr-task-with-state": mrtr_task_with_state,
     "ack-no-result-type": ack_no_result_type,
     "create-carries-result": create_carries_result,
+    "instant-no-content": instant_no_content,
+    "required-wrong-data": required_wrong_data,
+    "ended-name-refused": ended_seen,
 }
 RELAY_MODES = frozenset(
     {
@@ -530,6 +567,7 @@ RELAY_MODES = frozenset(
         "listen-no-ack",
         "mcp-method-refused",
         "slow-sync",
+        "failing-job-refused",
     }
 )
 MODES = frozenset(REWRITES) | RELAY_MODES
@@ -613,7 +651,7 @@ def serve_http(wire: str, relay: Relay, port: int, demo_args: list[str]) -> None
     async def endpoint(request: Request) -> Response:
         body = await request.body()
         message = json.loads(body)
-        own = relay.reply(message)
+        own = relay.reply(message) or relay.refuse_routing(message, request.headers)
         if own is not None:
             return JSONResponse(own)
         forwarded = relay.to_server(message)
