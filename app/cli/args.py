@@ -245,6 +245,10 @@ def parse(argv: Sequence[str]) -> Options:
             "check chooses per request what it declares (some rules need the tasks extension, "
             "some its absence): --withhold and --client-capabilities do not apply to it"
         )
+    if options.group == "check" and options.session.readonly:
+        raise usage_error(
+            "check creates, answers and cancels tasks to judge them: --readonly forbids that"
+        )
     call = options.verb_options
     if isinstance(call, CallOptions):
         if call.task_ttl is not None and not call.task:

@@ -131,6 +131,8 @@ def test_text_report_and_selection() -> None:
     assert "tasks-legacy-list" not in run.stdout
     bad = run_cli("check", "--demo", "legacy", "--check-id", "no-such-check")
     assert bad.code == 2 and "no-such-check" in bad.stderr
+    readonly = run_cli("check", "--demo", "legacy", "--readonly")
+    assert readonly.code == 2 and "--readonly" in readonly.stderr
 
 
 LEGACY_VIOLATIONS = [
