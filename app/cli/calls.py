@@ -94,7 +94,7 @@ async def _create_and_watch(
     out: Output,
     bounds: WatchBounds,
 ) -> int:
-    watch = TaskWatch(session, responder, out, bounds)
+    watch = TaskWatch(session, responder, out, bounds, created_here=True)
     synchronous: list[dict[str, Any]] = []
 
     async def start(poller: Poller) -> str | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from app.cli.errors import LEGACY_SESSION_HINT, cli_error
@@ -92,6 +93,25 @@ class WatchReport:
         return document
 
 
+def expired_detail(
+    detail: str | None, lost: str, task: Task | None, wire: str, *, created_here: bool
+) -> str | None:
+    """Why a watched task is gone: its TTL elapsed (`createdAt + ttl` has passed), the reconnect
+    left it with the old session, or (legacy wire, created by another connection) session binding.
+    The session hint is never given to a run that created the task on this very connection."""
+    expires_at = task.expires_at if task is not None else None
+    if task is not None and expires_at is not None and datetime.now(UTC) >= expires_at:
+        return (
+            f"expired: its TTL of {task.ttl_ms} ms elapsed (createdAt + ttl = "
+            f"{expires_at.isoformat(timespec='milliseconds')}): the server has forgotten it"
+        )
+    if lost.startswith(LOST_WITH_OLD_SESSION):
+        return f"{lost}: {LEGACY_SESSION_HINT}"
+    if wire == "legacy" and not created_here:
+        return f"{detail}: {LEGACY_SESSION_HINT}"
+    return detail
+
+
 def outcome_of_stop(detail: str | None) -> str:
     """The outcome a poller "stopped" detail means."""
     if detail in ("completed", "failed", "cancelled", "expired", "timeout"):
@@ -105,9 +125,17 @@ class TaskWatch:
     """Runs one watch on a session: a poller, an event consumer that prints and answers input."""
 
     def __init__(
-        self, session: Session, responder: Responder, out: Output, bounds: WatchBounds
+        self,
+        session: Session,
+        responder: Responder,
+        out: Output,
+        bounds: WatchBounds,
+        *,
+        created_here: bool = False,
     ) -> None:
         self.session = session
+        self.created_here = created_here
+        """True when this connection creates the task: session binding cannot explain its loss."""
         self.responder = responder
         self.out = out
         self.events: asyncio.Queue[TaskEvent | None] = asyncio.Queue()
@@ -215,11 +243,14 @@ class TaskWatch:
     def _stopped(self, event: TaskEvent) -> None:
         outcome = outcome_of_stop(event.detail)
         detail = event.detail
-        lost = self._expired_detail or ""
-        if outcome == "expired" and lost.startswith(LOST_WITH_OLD_SESSION):
-            detail = f"{lost}: {LEGACY_SESSION_HINT}"
-        elif outcome == "expired" and self.session.wire == "legacy":
-            detail = f"{event.detail}: {LEGACY_SESSION_HINT}"
+        if outcome == "expired":
+            detail = expired_detail(
+                detail,
+                self._expired_detail or "",
+                event.task or self.last_task,
+                self.session.wire,
+                created_here=self.created_here,
+            )
         report = WatchReport(outcome, self.task_id, event.task or self.last_task, detail)
         if outcome == "input-required" and self.last_task is not None:
             report.unanswered = list(self.last_task.input_requests)

@@ -235,6 +235,7 @@ def test_unknown_task_id_is_task_unknown_or_expired(
     assert watch.code == 1
     assert watch.document["outcome"] == "expired"
     assert watch.document["taskId"] == "no-such-task"
+    assert ("session that created them" in watch.document["detail"]) == (wire == "legacy")
 
 
 def test_legacy_list_and_result_on_a_fresh_session(legacy_url: str) -> None:
@@ -335,6 +336,28 @@ def test_legacy_task_creation_envelope_with_ttl(legacy_url: str) -> None:
     assert document["status"] == "task_created" and document["wire"] == "legacy"
     assert document["task"]["taskId"] == document["taskId"]
     assert document["task"]["ttlMs"] == 60000
+
+
+def test_a_task_watched_past_its_ttl_is_said_to_have_expired_not_to_be_session_bound() -> None:
+    """One connection creates and watches the task: the diagnosis is the elapsed TTL, and no
+    session-binding hint tells the user to do what they just did."""
+    run = run_cli(
+        "--demo",
+        "legacy",
+        "tools",
+        "call",
+        "--tool-name",
+        "migrate_database",
+        "--task",
+        "--task-ttl",
+        "1500",
+        "--task-watch",
+    )
+    assert run.code == 1, run.stderr
+    assert run.document["outcome"] == "expired"
+    detail = run.document["detail"]
+    assert "TTL of 1500 ms elapsed" in detail
+    assert "session" not in detail and "connection" not in detail
 
 
 def test_synchronous_answer_to_a_task_request_prints_the_result(extension_url: str) -> None:
