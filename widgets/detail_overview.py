@@ -48,7 +48,11 @@ def overview_table(watched: WatchedTask) -> Table:
         status += "   ⊘ cancel requested (server has not settled yet)"
     row("status", status)
     if task is not None:
-        row("wire", task.wire)
+        # A synchronous answer carries no task, so no tasks wire (its Task's wire is a stand-in).
+        row(
+            "wire",
+            "none (answered synchronously, without a task)" if watched.synchronous else task.wire,
+        )
         row("message", safe_text(task.status_message or "—", allow_newlines=True))
         row("created", _when(task.created_at))
         row("last updated", _when(task.last_updated_at))

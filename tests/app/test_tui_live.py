@@ -95,6 +95,23 @@ async def test_synchronous_answer_is_a_finished_row_not_an_error() -> None:
         assert row.task is not None and "Lisbon" in str(row.task.result)
 
 
+async def test_a_synchronous_answer_on_a_server_without_tasks_names_no_tasks_wire() -> None:
+    """The SDK server has no tasks wire (the header says `none tasks`): its plain answer's
+    Overview must not claim a wire."""
+    sdk_server = [sys.executable, "-m", "tests.support.servers.sdk_server", "--transport", "stdio"]
+    app = live_app(StdioTarget(sdk_server))
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot)
+        assert app.info is not None and app.info.capabilities.wire == "none"
+        await app.create_task(CreateRequest("echo", {"text": "hi"}, None, False))
+        await wait_for(pilot, lambda: len(app.tasks) == 1)
+        row = only_task(app)
+        assert row.synchronous
+        overview = rendered_text(overview_table(row))
+        assert "legacy" not in overview and "extension" not in overview
+        assert "none (answered synchronously, without a task)" in overview
+
+
 async def test_declining_legacy_sampling_lets_the_task_finish() -> None:
     app = live_app(stdio_target("legacy"), remember_tasks=False)
     async with app.run_test(size=SIZE) as pilot:
