@@ -137,6 +137,33 @@ def test_the_headless_export_refuses_an_id_that_is_not_in_the_recording() -> Non
     assert error["details"]["recordedTaskIds"] == [created_task_id("legacy")]
 
 
+def test_the_headless_export_takes_the_short_id_the_screen_shows() -> None:
+    """A unique prefix names its task, as the filter does on screen."""
+    short = created_task_id("legacy")[:8]
+    run = cli(
+        "tasks", "export", "--task-id", short, "--from-recording", str(recording_path("legacy"))
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == (GOLDEN / "deploy-release-legacy.md").read_text(encoding="utf-8")
+
+
+def test_the_headless_export_refuses_an_ambiguous_prefix_naming_the_candidates(
+    tmp_path: Path,
+) -> None:
+    """Two recorded tasks whose ids share their first eight characters: those name neither."""
+    task_id = created_task_id("legacy")
+    twin = task_id[:8] + "-twin"
+    recorded = recording_path("legacy").read_text(encoding="utf-8")
+    both = tmp_path / "twins.ndjson"
+    both.write_text(recorded + recorded.replace(task_id, twin), encoding="utf-8")
+    run = cli("tasks", "export", "--task-id", task_id[:8], "--from-recording", str(both))
+    assert run.returncode == 2
+    error = json.loads(run.stderr.strip().splitlines()[-1])["error"]
+    assert error["code"] == "USAGE" and "ambiguous" in error["message"]
+    assert error["details"]["candidates"] == [task_id, twin]
+    assert run.stdout == ""
+
+
 def test_the_headless_export_reports_a_file_that_is_not_a_recording(tmp_path: Path) -> None:
     junk = tmp_path / "junk.ndjson"
     junk.write_text("hello\n")

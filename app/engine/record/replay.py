@@ -44,6 +44,15 @@ class RecordingError(Exception):
     """The file cannot be read, or holds no taskscope recording at all."""
 
 
+class AmbiguousTaskId(ValueError):
+    """A short task id that begins several recorded tasks (`candidates`: their ids or row keys)."""
+
+    def __init__(self, given: str, candidates: list[str]) -> None:
+        super().__init__(f"{given} is ambiguous: it begins {len(candidates)} recorded tasks")
+        self.given = given
+        self.candidates = candidates
+
+
 @dataclass(frozen=True, slots=True)
 class Recording:
     """Every usable entry of a recording file, in order, and what was wrong with the rest."""
@@ -105,8 +114,21 @@ class Recording:
 
     def keys_of(self, given: str) -> list[str]:
         """The recorded tasks `given` names: a row key or a one-server task's id names that
-        task; an id also names the task of that id on every server that has one."""
-        return [key for key, task_id in self._tasks().items() if given in (key, task_id)]
+        task; an id also names the task of that id on every server that has one. Failing that,
+        `given` may be the start of one id or row key (the short id the screen shows); the start
+        of several is an AmbiguousTaskId naming them."""
+        tasks = self._tasks()
+        exact = [key for key, task_id in tasks.items() if given in (key, task_id)]
+        if exact or not given:
+            return exact
+        begun = {
+            key: task_id
+            for key, task_id in tasks.items()
+            if key.startswith(given) or task_id.startswith(given)
+        }
+        if len(set(begun.values())) > 1:
+            raise AmbiguousTaskId(given, list(begun))
+        return list(begun)
 
     def _tasks(self) -> dict[str, str]:
         """Each recorded task's key with the id its server gave it, first seen first."""
