@@ -1,5 +1,6 @@
-"""Test-wide set-up: SVG snapshots live in the top-level snapshots/ folder, no cursor blinks, and
-the HTTP servers that tests share for the whole session (one of each per xdist worker).
+"""Test-wide set-up: a HOME of the session's own (tests/support/isolated_home.py), SVG snapshots
+in the top-level snapshots/ folder, no cursor blinks, and the HTTP servers that tests share for
+the whole session (one of each per xdist worker).
 
 A shared server is one that tests only read from and add their own tasks to; a test that kills,
 restarts or reconfigures its server starts a fresh one itself (`start_http_demo`).
@@ -16,10 +17,24 @@ from pytest_textual_snapshot import SVGImageExtension
 from textual.widgets import Input
 
 from tests.support.demo_servers import SharedServers
+from tests.support.isolated_home import isolate_home, remove_home
 
 SNAPSHOT_ROOT = Path(__file__).resolve().parent.parent / "snapshots"
+ISOLATED_HOME = pytest.StashKey[Path]()
+"""The session's own HOME, removed when the session ends."""
 DEMO_SPEED = ("--speed", "20")
 """The shared demo servers run twenty times faster than a person would watch."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Before any test starts a process: give the session a HOME of its own."""
+    config.stash[ISOLATED_HOME] = isolate_home()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    home = config.stash.get(ISOLATED_HOME, None)
+    if home is not None:
+        remove_home(home)
 
 
 def _snapshot_dirname(cls: type, *, test_location: Any) -> str:
