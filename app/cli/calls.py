@@ -26,6 +26,7 @@ from app.cli.watch import TaskWatch
 from app.engine.rpc.roots import send_roots
 from app.engine.safety.sanitize import clean_text
 from app.engine.tasks.task_json import input_json, task_json
+from app.engine.tasks.wire import assumed_note
 
 if TYPE_CHECKING:
     from app.cli.session import Session
@@ -64,6 +65,8 @@ async def tools_call(session: Session, call: CallOptions, responder: Responder, 
             "--task-ttl is a legacy-wire flag: on the extension wire the server owns the TTL"
         )
     require(session.capabilities.tool_calls, "task-augmented tools/call", session)
+    for missing in session.capabilities.assumed:
+        out.note(assumed_note(missing))
     if call.task_watch:
         return await _create_and_watch(
             session, name, arguments, call.task_ttl, responder, out, call.bounds
