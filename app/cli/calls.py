@@ -8,7 +8,9 @@ import asyncio
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from app.cli.back_channel import legacy_era_hint, refused_for_back_channel
 from app.cli.discovery import require
+from app.cli.errors import rpc_error
 from app.cli.jsonarg import read_json_object
 from app.cli.options import CallOptions, WatchBounds
 from app.cli.output import (
@@ -23,9 +25,12 @@ from app.cli.output import (
 )
 from app.cli.responder import InvalidAnswer, Responder
 from app.cli.watch import TaskWatch
+from app.engine.rpc.era import is_modern_version
 from app.engine.rpc.roots import send_roots
+from app.engine.rpc.rpc_types import RpcError
 from app.engine.safety.sanitize import clean_text
 from app.engine.tasks.task_json import input_json, task_json
+from app.engine.tasks.wire import assumed_note
 
 if TYPE_CHECKING:
     from app.cli.session import Session
@@ -56,14 +61,14 @@ async def tools_call(session: Session, call: CallOptions, responder: Responder, 
     arguments = read_json_object(call.tool_args, "--tool-args") if call.tool_args else {}
     name = call.tool_name
     if not call.task:
-        plain = session.adapter.call_tool(name, arguments)
-        result = await answering(session, responder, plain, out)
-        return declined_exit(responder, print_tool_result(result, out))
+        return await _plain_call(session, name, arguments, responder, out)
     if call.task_ttl is not None and session.wire == "extension":
         raise usage_error(
             "--task-ttl is a legacy-wire flag: on the extension wire the server owns the TTL"
         )
     require(session.capabilities.tool_calls, "task-augmented tools/call", session)
+    for missing in session.capabilities.assumed:
+        out.note(assumed_note(missing))
     if call.task_watch:
         return await _create_and_watch(
             session, name, arguments, call.task_ttl, responder, out, call.bounds
@@ -83,6 +88,26 @@ async def tools_call(session: Session, call: CallOptions, responder: Responder, 
         }
     )
     return declined_exit(responder, EXIT_OK)
+
+
+async def _plain_call(
+    session: Session, name: str, arguments: dict[str, Any], responder: Responder, out: Output
+) -> int:
+    """A plain `tools/call`; a modern-era failure for want of a back-channel (the server's
+    questions) names the `--era legacy` command that lets the server ask."""
+    modern = is_modern_version(session.info.protocol_version)
+    plain = session.adapter.call_tool(name, arguments)
+    try:
+        result = await answering(session, responder, plain, out)
+    except RpcError as exc:
+        if not (modern and refused_for_back_channel(exc)):
+            raise
+        error = rpc_error(exc, session.advertised)
+        error.details["hint"] = legacy_era_hint(name)
+        raise error from exc
+    if modern and refused_for_back_channel(result):
+        out.note(legacy_era_hint(name))
+    return declined_exit(responder, print_tool_result(result, out))
 
 
 async def _create_and_watch(

@@ -231,7 +231,8 @@ RESULT_SOURCE_WORDS: dict[str, str] = {
 
 
 def verbs_text(capabilities: TasksCapabilities) -> str:
-    """The declared sub-capabilities in words, e.g. `call list cancel`."""
+    """The declared sub-capabilities in words, e.g. `call list cancel`, then any declaration the
+    user's `--wire` asserted that the server left out."""
     verbs = [
         ("call", capabilities.tool_calls),
         ("list", capabilities.list),
@@ -239,7 +240,10 @@ def verbs_text(capabilities: TasksCapabilities) -> str:
         ("update", capabilities.update),
         ("inline-result", capabilities.inline_result),
     ]
-    return " ".join(name for name, declared in verbs if declared) or "no verbs"
+    declared_verbs = " ".join(name for name, declared in verbs if declared) or "no verbs"
+    if not capabilities.assumed:
+        return declared_verbs
+    return f"{declared_verbs}; undeclared {', '.join(capabilities.assumed)} assumed by --wire"
 
 
 def era_tag(era: Mapping[str, Any]) -> str:

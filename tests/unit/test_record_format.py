@@ -3,6 +3,7 @@ test_record_e2e.py)."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 from datetime import UTC, datetime, timedelta, timezone
@@ -22,6 +23,7 @@ from app.engine.record.recording import (
     decode,
     event_line,
     frame_line,
+    session_line,
 )
 from app.engine.record.replay import RecordingError, parse_recording, play, read_recording
 from app.engine.rpc.rpc_types import Frame
@@ -396,3 +398,16 @@ def test_an_export_shows_a_creation_time_no_date_can_hold_and_any_nesting() -> N
     assert "| Created | -62135647200.000 s since the epoch |" in render(lives, "md")
     exported = deep_json.loads(render(lives, "json"))["tasks"][0]["result"]["deep"]
     assert deep_json.depth(exported) == 100_000
+
+
+def test_a_wire_legacy_assumption_survives_the_round_trip_and_nothing_else_does() -> None:
+    assumed = TasksCapabilities(
+        "legacy", tool_calls=True, list=True, assumed=("tasks.requests.tools.call",)
+    )
+    info = dataclasses.replace(INFO, protocol_version="2025-11-25", capabilities=assumed)
+    line = json.loads(json.dumps(session_line(5.0, info)))
+    assert decode(line) == Opened(5.0, info)
+    line["capabilities"]["assumed"] = ["tasks.requests.tools.call", "[b]x[/b]" * 1000, 7]
+    entry = decode(line)
+    assert isinstance(entry, Opened)
+    assert entry.info.capabilities.assumed == ("tasks.requests.tools.call",)

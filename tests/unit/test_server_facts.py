@@ -155,3 +155,13 @@ def test_copied_json_of_one_of_several_servers_speaks_the_servers_ids() -> None:
     assert document["inputRequests"][0]["key"] == "q1"
     assert document["inputRequests"][0]["taskId"] == "t-1"
     assert document["raw"] == {"taskId": "t-1"}
+
+
+def test_the_wire_row_names_a_declaration_assumed_by_wire_legacy() -> None:
+    assumed = TasksCapabilities(
+        "legacy", tool_calls=True, list=True, assumed=("tasks.requests.tools.call",)
+    )
+    rows = rows_of(info=info(capabilities=assumed, protocol_version="2025-11-25"))
+    assert rows["Tasks wire"] == (
+        "legacy (call list; undeclared tasks.requests.tools.call assumed by --wire)"
+    )

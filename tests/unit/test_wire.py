@@ -74,3 +74,37 @@ def test_as_json_names_every_verb() -> None:
         "update": False,
         "inlineResult": False,
     }
+
+
+UNDER_DECLARED = {"tasks": {"list": {}, "cancel": {}, "requests": {"tools": {}}}}
+"""The Python SDK 1.23-1.26 declaration: `tasks.requests.tools` without `call`."""
+
+
+def test_an_under_declared_tool_call_stays_undeclared_without_an_assertion() -> None:
+    caps = resolve_capabilities(Info("2025-11-25", UNDER_DECLARED))
+    assert (caps.tool_calls, caps.assumed) == (False, ())
+    assert resolve_capabilities(Info("2025-11-25", UNDER_DECLARED), "extension") == caps
+
+
+def test_wire_legacy_assumes_the_missing_tool_call_declaration() -> None:
+    caps = resolve_capabilities(Info("2025-11-25", UNDER_DECLARED), "legacy")
+    assert caps == TasksCapabilities(
+        wire="legacy",
+        tool_calls=True,
+        list=True,
+        cancel=True,
+        assumed=("tasks.requests.tools.call",),
+    )
+    assert caps.as_json()["assumed"] == ["tasks.requests.tools.call"]
+
+
+@pytest.mark.parametrize(
+    ("version", "capabilities"),
+    [
+        ("2025-11-25", FULL_LEGACY),  # declared: nothing to assume
+        ("2025-11-25", {"tasks": {"list": {}}}),  # no tools object: nothing was under-declared
+        ("2026-07-28", UNDER_DECLARED),  # not a legacy connection
+    ],
+)
+def test_wire_legacy_assumes_nothing_else(version: str, capabilities: dict[str, Any]) -> None:
+    assert resolve_capabilities(Info(version, capabilities), "legacy").assumed == ()

@@ -28,6 +28,7 @@ from app.engine.rpc.rpc_types import Frame
 from app.engine.tasks.contract import TasksCapabilities
 from app.engine.tasks.events import EventKind, NextPoll, PacingTerm, Source, TaskEvent
 from app.engine.tasks.server_keys import server_name
+from app.engine.tasks.wire import UNDECLARED_TOOL_CALLS
 
 FORMAT = "taskscope-recording"
 VERSION = 1
@@ -295,6 +296,7 @@ def _session(line: dict[str, Any]) -> SessionInfo:
         cancel=declared.get("cancel") is True,
         update=declared.get("update") is True,
         inline_result=declared.get("inlineResult") is True,
+        assumed=_assumed(declared.get("assumed")),
     )
     return SessionInfo(
         server_name=field_text(server.get("name")),
@@ -394,6 +396,12 @@ def _object(line: dict[str, Any], key: str) -> dict[str, Any]:
 
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
+
+
+def _assumed(recorded: Any) -> tuple[str, ...]:
+    """The declarations `--wire` assumed, of those taskscope can assume (a file may hold any)."""
+    names = recorded if isinstance(recorded, list) else []
+    return (UNDECLARED_TOOL_CALLS,) if UNDECLARED_TOOL_CALLS in names else ()
 
 
 def field_text(value: Any) -> str:

@@ -138,7 +138,7 @@ class EngineSession:
                     error, preference=self.era, transport=connection.transport_kind
                 )
             raise
-        capabilities = resolve_capabilities(info)
+        capabilities = resolve_capabilities(info, self.expected_wire)
         wire = capabilities.wire
         if self.expected_wire is not None and wire != self.expected_wire:
             await _quietly(connection.close())
@@ -365,7 +365,7 @@ class EngineSession:
             info = await self._opened(connection)
         except Exception as exc:
             return _describe(exc), False
-        wire = resolve_capabilities(info).wire
+        wire = resolve_capabilities(info, self.expected_wire).wire
         if wire != self.wire:
             await _quietly(connection.close())
             return f"the server now speaks the {wire} wire", True
@@ -434,12 +434,13 @@ class EngineSession:
             self, self._wire_adapter, readonly=self.readonly, recorder=self.recorder
         )
 
-    @staticmethod
-    def _new_wire_adapter(connection: Connection, broker: InputBroker | None = None) -> WireAdapter:
+    def _new_wire_adapter(
+        self, connection: Connection, broker: InputBroker | None = None
+    ) -> WireAdapter:
         """The wire adapter of `connection` (the adapters, and pydantic, load on first use)."""
         from app.engine.tasks.factory import make_adapter
 
-        return make_adapter(connection, broker)
+        return make_adapter(connection, broker, self.expected_wire)
 
     def _install(self, connection: Connection, info: ServerInfo) -> None:
         self._connection = connection

@@ -24,9 +24,12 @@ class TasksCapabilities:
     cancel: bool = False
     update: bool = False
     inline_result: bool = False
+    assumed: tuple[str, ...] = ()
+    """Declarations the server left out that the user's `--wire` asserted, e.g.
+    `tasks.requests.tools.call` (the verbs above count them as declared)."""
 
     def as_json(self) -> dict[str, Any]:
-        return {
+        declared: dict[str, Any] = {
             "wire": self.wire,
             "toolCalls": self.tool_calls,
             "list": self.list,
@@ -34,6 +37,9 @@ class TasksCapabilities:
             "update": self.update,
             "inlineResult": self.inline_result,
         }
+        if self.assumed:
+            declared["assumed"] = list(self.assumed)
+        return declared
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,12 +38,15 @@ class WireAdapter(TasksAdapter, Protocol):
     async def close(self) -> None: ...
 
 
-def make_adapter(connection: Connection, broker: InputBroker | None = None) -> WireAdapter:
+def make_adapter(
+    connection: Connection, broker: InputBroker | None = None, asserted: str | None = None
+) -> WireAdapter:
     """The adapter for an open connection's tasks wire; "none" refuses every tasks verb.
 
-    Pass the previous adapter's `broker` when reconnecting, so unacknowledged answers survive.
+    Pass the previous adapter's `broker` when reconnecting, so unacknowledged answers survive,
+    and the user's `--wire` as `asserted` (see `resolve_capabilities`).
     """
-    capabilities = resolve_capabilities(connection.info)
+    capabilities = resolve_capabilities(connection.info, asserted)
     if capabilities.wire == "legacy":
         return LegacyAdapter(connection, capabilities, broker)
     if capabilities.wire == "extension":

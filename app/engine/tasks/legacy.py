@@ -22,6 +22,7 @@ from app.engine.tasks.legacy_parse import LEGACY_RULES, legacy_create, tasks_fro
 from app.engine.tasks.models import InputRequest, Task
 from app.engine.tasks.normalize import parse_answer, task_error_from
 from app.engine.tasks.questions import Arrivals, ServerQuestions
+from app.engine.tasks.wire import assumed_note
 
 
 class LegacyAdapter(AdapterBase):
@@ -49,6 +50,8 @@ class LegacyAdapter(AdapterBase):
         """
         if not self.capabilities.tool_calls:
             raise self._unsupported("tools/call as a task")
+        for missing in self.capabilities.assumed:
+            self.variants.note(assumed_note(missing))
         token = self._progress_token()
         params: dict[str, Any] = {"name": tool, "arguments": arguments}
         if self.connection.advertised.declares_tasks:

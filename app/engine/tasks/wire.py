@@ -15,6 +15,9 @@ from app.engine.tasks.protocol_keys import TASKS_EXTENSION
 LEGACY_TASKS_VERSION = "2025-11-25"
 EXTENSION_MIN_VERSION = "2026-07-28"
 _DATE_VERSION = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+UNDECLARED_TOOL_CALLS = "tasks.requests.tools.call"
+"""The declaration the Python SDK 1.23-1.26 leaves out (`tasks.requests.tools: {}`) while it
+accepts task-augmented calls."""
 
 
 class NegotiatedServer(Protocol):
@@ -27,24 +30,31 @@ class NegotiatedServer(Protocol):
     def capabilities(self) -> dict[str, Any]: ...
 
 
-def resolve_capabilities(info: NegotiatedServer) -> TasksCapabilities:
-    """The tasks wire and declared verbs for a negotiated server; `wire="none"` when it has none."""
+def resolve_capabilities(info: NegotiatedServer, asserted: str | None = None) -> TasksCapabilities:
+    """The tasks wire and declared verbs for a negotiated server; `wire="none"` when it has none.
+
+    `asserted="legacy"` (the user's `--wire legacy`) counts a legacy `tasks.requests.tools`
+    object without `call` as declaring task-augmented calls, named in `assumed`.
+    """
     version = info.protocol_version
     capabilities = info.capabilities if isinstance(info.capabilities, dict) else {}
     if version == LEGACY_TASKS_VERSION:
-        return _legacy_capabilities(capabilities.get("tasks"))
+        return _legacy_capabilities(capabilities.get("tasks"), asserted == "legacy")
     if _DATE_VERSION.match(version) and version >= EXTENSION_MIN_VERSION:
         return _extension_capabilities(capabilities.get("extensions"))
     return TasksCapabilities(wire="none")
 
 
-def _legacy_capabilities(tasks: Any) -> TasksCapabilities:
-    """2025-11-25: any of `tasks.{requests.tools.call, list, cancel}` makes the wire legacy."""
+def _legacy_capabilities(tasks: Any, asserted: bool) -> TasksCapabilities:
+    """2025-11-25: any of `tasks.{requests.tools.call, list, cancel}` makes the wire legacy; when
+    the user asserted it, `tasks.requests.tools` without `call` counts as `call`."""
     if not isinstance(tasks, dict):
         return TasksCapabilities(wire="none")
     requests = tasks.get("requests")
     tools = requests.get("tools") if isinstance(requests, dict) else None
     tool_calls = isinstance(tools, dict) and _declared(tools.get("call"))
+    assumed = asserted and isinstance(tools, dict) and not tool_calls
+    tool_calls = tool_calls or assumed
     can_list = _declared(tasks.get("list"))
     can_cancel = _declared(tasks.get("cancel"))
     if not (tool_calls or can_list or can_cancel):
@@ -56,7 +66,13 @@ def _legacy_capabilities(tasks: Any) -> TasksCapabilities:
         cancel=can_cancel,
         update=False,
         inline_result=False,
+        assumed=(UNDECLARED_TOOL_CALLS,) if assumed else (),
     )
+
+
+def assumed_note(missing: str) -> str:
+    """What to tell the user when a task is sent on a declaration the server left out."""
+    return f"the server does not declare {missing}; sent as a task because --wire legacy says so"
 
 
 def _extension_capabilities(extensions: Any) -> TasksCapabilities:
