@@ -52,6 +52,11 @@ async def test_a_question_put_off_keeps_its_typing_and_no_toast_covers_it(wire: 
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, InputForm))
         assert app.screen.query(Input).first().value == "after lunch"
+        await pilot.press("escape")  # put off a second time: the draft must survive that too
+        await wait_for(pilot, lambda: not isinstance(app.screen, InputForm))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, InputForm))
+        assert app.screen.query(Input).first().value == "after lunch"
 
 
 async def test_a_question_asked_before_its_task_exists_waits_in_the_inbox_when_put_off() -> None:
