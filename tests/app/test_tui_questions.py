@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input
+from textual.widgets import DataTable, Input
 
 from tests.support.tui_helpers import SIZE, connected, live_app, only_task, stdio_target, wait_for
 from widgets.arguments_form import CreateRequest
@@ -100,6 +100,9 @@ async def test_a_question_asked_before_its_task_exists_waits_in_the_inbox_when_p
         assert form.request.key in [entry.request.key for entry in app.inbox_entries()]
         await pilot.press("i")
         await wait_for(pilot, lambda: isinstance(app.screen, InputInbox))
+        table = app.screen.query_one("#inbox-table", DataTable)
+        labels = [str(column.label) for column in table.ordered_columns]
+        assert labels == ["Age", "Task", "Kind", "Question"]  # one server: no Server column
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, InputForm))
         again = app.screen

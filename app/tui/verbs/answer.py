@@ -133,7 +133,10 @@ def open_inbox(app: TaskscopeApp) -> None:
     async def open_entry(entry: InboxEntry) -> dict[str, Any] | None:
         return await answer_request(app, entry.request)
 
-    app.push_screen(InputInbox(inbox_entries(app), open_entry, clock=app.clock))
+    several_servers = len(app.source.servers()) > 1
+    app.push_screen(
+        InputInbox(inbox_entries(app), open_entry, clock=app.clock, several_servers=several_servers)
+    )
 
 
 def refresh_inbox(app: TaskscopeApp) -> None:
