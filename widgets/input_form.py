@@ -216,12 +216,18 @@ class InputForm(AnswerModal):
     ) -> None:
         super().__init__(request, submit, server=server)
         self.spec = spec
-        start = default_content(spec)
+        defaults = default_content(spec)
+        start = defaults
         if draft is not None:
             start = {name: value for name, value in draft.items() if isinstance(name, str)}
         self._start = {
             field.name: initial_raw(field, start.get(field.name)) for field in spec.fields
         }
+        self._defaults = {
+            field.name: initial_raw(field, defaults.get(field.name)) for field in spec.fields
+        }
+        """The fields as the schema fills them: a draft filled in again still differs from these,
+        so putting it off once more keeps it."""
         self.fields: list[FormField] = []
 
     def compose(self) -> ComposeResult:
@@ -266,7 +272,8 @@ class InputForm(AnswerModal):
         return {"action": "accept", "content": content}
 
     def is_dirty(self) -> bool:
-        return any(field.raw() != self._start[field.spec.name] for field in self.fields)
+        """Whether any field differs from the schema's defaults (a restored draft counts)."""
+        return any(field.raw() != self._defaults[field.spec.name] for field in self.fields)
 
     def draft_response(self) -> dict[str, Any] | None:
         if not self.is_dirty():

@@ -4,7 +4,8 @@
 The App keeps the list (it knows when each request arrived and which server sent it) and hands it
 in as `InboxEntry`s, updating it with `set_entries` while the inbox is open. Enter on a row calls
 the App's `answer` coroutine (which opens the right modal); an answered row disappears, one put off
-with "Later" stays.
+with "Later" stays, and the inbox closes after the last answer. The Question column takes the
+room the others leave (the Server column is shown only when several servers are watched).
 """
 
 from __future__ import annotations
@@ -53,8 +54,12 @@ INBOX_COLUMNS: tuple[tuple[str, str, int], ...] = (
     ("task", "Task", 16),
     ("server", "Server", 14),
     ("kind", "Kind", 9),
-    ("question", "Question", 60),
 )
+"""The fixed columns (key, label, width); the Question column after them takes the room left."""
+QUESTION_MIN_WIDTH = 20
+"""The Question column is never narrower than this, however small the terminal."""
+QUESTION_START_WIDTH = 60
+"""The Question column's width before the table has been laid out (it is measured after)."""
 AGE_REFRESH_SECONDS = 1.0
 MAX_INBOX_ROWS = 200
 """Rows the inbox lists (the oldest first); the count names them all, and answering one brings
@@ -75,9 +80,12 @@ class InputInbox(ModalScreen[None]):
         answer: AnswerEntry,
         *,
         clock: Callable[[], float] = time.time,
+        several_servers: bool = False,
     ) -> None:
         super().__init__()
         self._entries = list(entries)
+        self._columns = [c for c in INBOX_COLUMNS if several_servers or c[0] != "server"]
+        """The Server column only when several servers are watched: with one it says nothing."""
         self._answer = answer
         self._clock = clock
         self._answering = False
@@ -91,10 +99,7 @@ class InputInbox(ModalScreen[None]):
         with Vertical(id="inbox-body"):
             yield Static("Pending input", id="inbox-title")
             yield Static("", id="inbox-count")
-            table: DataTable[Text] = DataTable(id="inbox-table", cursor_type="row")
-            for key, label, width in INBOX_COLUMNS:
-                table.add_column(label, key=key, width=width)
-            yield table
+            yield DataTable(id="inbox-table", cursor_type="row")
             yield Static("No input is waiting.", id="inbox-empty")
             yield Static(Text("enter answer · esc close", style="dim"), id="input-keys")
 
@@ -102,6 +107,24 @@ class InputInbox(ModalScreen[None]):
         self._sync()
         self.query_one("#inbox-table", DataTable).focus()
         self.set_interval(AGE_REFRESH_SECONDS, self._refresh_ages)
+        self.call_after_refresh(self._resync)  # the table's width is known once laid out
+
+    def on_resize(self) -> None:
+        """The Question column follows the terminal's width."""
+        self.call_after_refresh(self._resync)
+
+    def _resync(self) -> None:
+        if self.is_mounted and self.is_attached:
+            self._sync()
+
+    def _question_width(self, table: DataTable[Text]) -> int:
+        """The room the fixed columns and the scrollbar leave for the Question column."""
+        if not table.size.width:
+            return QUESTION_START_WIDTH
+        padding = 2 * table.cell_padding
+        fixed = sum(width + padding for _, _, width in self._columns)
+        room = table.size.width - table.styles.scrollbar_size_vertical - fixed - padding
+        return max(QUESTION_MIN_WIDTH, room)
 
     def set_entries(self, entries: Sequence[InboxEntry]) -> None:
         """Replace the list (new inputs arrived, others were answered elsewhere)."""
@@ -117,10 +140,14 @@ class InputInbox(ModalScreen[None]):
         selected = None
         if table.row_count and 0 <= current < table.row_count:
             selected = table.coordinate_to_cell_key(Coordinate(current, 0)).row_key.value
-        table.clear()
+        table.clear(columns=True)
+        question_width = self._question_width(table)
+        for key, label, width in self._columns:
+            table.add_column(label, key=key, width=width)
+        table.add_column("Question", key="question", width=question_width)
         now = self._clock()
         for entry in entries:
-            table.add_row(*self._cells(entry, now), key=entry.row_key)
+            table.add_row(*self._cells(entry, now, question_width), key=entry.row_key)
         keys = [entry.row_key for entry in entries]
         if selected in keys:
             table.move_cursor(row=keys.index(selected))
@@ -131,19 +158,17 @@ class InputInbox(ModalScreen[None]):
         table.display = count > 0
         self.query_one("#inbox-empty", Static).display = count == 0
 
-    def _cells(self, entry: InboxEntry, now: float) -> list[Text]:
+    def _cells(self, entry: InboxEntry, now: float, question_width: int) -> list[Text]:
         request = entry.request
-        return [
-            Text(format_since(entry.received_at, now)),
-            Text(
-                middle_line(
-                    bare_id(request.task_id, entry.server) if request.task_id else "(no task)", 16
-                )
-            ),
-            Text(one_line(entry.server or "—", 14)),
-            Text(request.kind.value),
-            Text(one_line(request_message(request) or request.method, 60)),
-        ]
+        task = bare_id(request.task_id, entry.server) if request.task_id else "(no task)"
+        cells = {
+            "age": Text(format_since(entry.received_at, now)),
+            "task": Text(middle_line(task, 16)),
+            "server": Text(one_line(entry.server or "—", 14)),
+            "kind": Text(request.kind.value),
+        }
+        question = one_line(request_message(request) or request.method, question_width)
+        return [cells[key] for key, _, _ in self._columns] + [Text(question)]
 
     def _refresh_ages(self) -> None:
         table: DataTable[Text] = self.query_one("#inbox-table", DataTable)
@@ -173,6 +198,9 @@ class InputInbox(ModalScreen[None]):
             self._answering = False
         if response is not None:
             self._entries = [other for other in self._entries if other.row_key != entry.row_key]
+            if not self._entries:
+                self.dismiss(None)  # the last answer: nothing is left to list
+                return
             self._sync()
 
     def action_close(self) -> None:

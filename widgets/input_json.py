@@ -70,6 +70,9 @@ class InputJson(AnswerModal):
         self.reason = reason
         self.raw_response = raw_response
         self.initial_text = json.dumps(dict(draft) if draft else {}, indent=2, ensure_ascii=False)
+        self._blank_text = json.dumps({})
+        """The editor with nothing typed: a draft filled in again differs from it, so putting it
+        off once more keeps it."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="input-body", classes="input-json"):
@@ -113,7 +116,8 @@ class InputJson(AnswerModal):
         return {"action": "accept", "content": value}
 
     def is_dirty(self) -> bool:
-        return self.text != self.initial_text
+        """Whether the editor holds more than an empty object (a restored draft counts)."""
+        return self.text.strip() != self._blank_text
 
     def draft_response(self) -> dict[str, Any] | None:
         """The typed JSON as a response when it parses to an object (a draft fills objects)."""

@@ -7,7 +7,7 @@ engine's broker still owns answering; this only remembers what the user was told
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -67,9 +67,10 @@ class PendingInputs:
         """The question outside any task was answered or rejected."""
         self._strays.pop(request.key, None)
 
-    def pending(self, watched: WatchedTask) -> InputRequest | None:
-        """The task's first pending request in asking order, or None."""
-        return next(self._requests_of(watched), None)
+    def pending(self, watched: WatchedTask, *, skip: Collection[str] = ()) -> InputRequest | None:
+        """The task's first pending request in asking order whose key is not in `skip` (those
+        just answered, while the task has not yet said so), or None."""
+        return next((r for r in self._requests_of(watched) if r.key not in skip), None)
 
     def entries(self, tasks: Iterable[WatchedTask], now: float) -> list[tuple[InputRequest, float]]:
         """Every request waiting on the user, with when it was first seen: the questions outside

@@ -379,6 +379,36 @@ async def test_a_kept_draft_is_filled_in_again() -> None:
     assert submit.sent == [{"action": "accept", "content": {**draft, "monitoring": False}}]
 
 
+async def test_a_draft_put_off_again_unchanged_is_kept_again() -> None:
+    """A draft survives any number of Laters: reopened and put off untouched, it is kept as it was
+    (it was lost the second time, and ctrl+s then sent the defaults)."""
+    draft = {"hostname": "db-7", "admin_email": "me@x.example", "monitoring": True}
+    app = form_app(FakeSubmit(), draft=draft)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, InputForm)
+        await pilot.press("escape")
+        await pilot.pause()
+    assert screen.kept_draft is not None
+    kept = screen.kept_draft["content"]
+    assert (kept["hostname"], kept["admin_email"], kept["monitoring"]) == (
+        "db-7",
+        "me@x.example",
+        True,
+    )
+
+
+async def test_cancel_asks_before_throwing_away_a_restored_draft() -> None:
+    """A draft filled in again is what the user typed: Cancel asks before discarding it."""
+    app = form_app(FakeSubmit(), draft={"hostname": "db-7", "admin_email": "me@x.example"})
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        await pilot.click("#input-cancel")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmDiscard)
+
+
 async def test_server_text_is_shown_literally_never_as_markup() -> None:
     schema = {
         "type": "object",

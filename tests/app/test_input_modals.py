@@ -102,6 +102,20 @@ async def test_json_editor_escape_keeps_a_parsed_object_as_the_draft() -> None:
     assert screen.kept_draft == {"action": "accept", "content": {"kept": True}}
 
 
+async def test_json_editor_keeps_a_restored_draft_put_off_again_unchanged() -> None:
+    """A draft survives any number of Laters in the JSON editor too."""
+    request = form_request(NESTED_SCHEMA)
+    draft = {"action": "accept", "content": {"kept": True}}
+    app = InputHost(lambda: input_screen(request, FakeSubmit(), draft=draft))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, InputJson)
+        await pilot.press("escape")
+        await pilot.pause()
+    assert screen.kept_draft == draft
+
+
 async def test_an_unknown_request_kind_gets_a_raw_response_editor() -> None:
     submit = FakeSubmit()
     request = InputRequest(

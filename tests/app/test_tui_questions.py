@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input
+from textual.widgets import DataTable, Input
 
 from tests.support.tui_helpers import SIZE, connected, live_app, only_task, stdio_target, wait_for
 from widgets.arguments_form import CreateRequest
@@ -52,6 +52,38 @@ async def test_a_question_put_off_keeps_its_typing_and_no_toast_covers_it(wire: 
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, InputForm))
         assert app.screen.query(Input).first().value == "after lunch"
+        await pilot.press("escape")  # put off a second time: the draft must survive that too
+        await wait_for(pilot, lambda: not isinstance(app.screen, InputForm))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, InputForm))
+        assert app.screen.query(Input).first().value == "after lunch"
+
+
+@pytest.mark.parametrize("wire", ["legacy", "extension"])
+async def test_enter_goes_on_to_the_tasks_next_question_after_an_answer(wire: str) -> None:
+    """`enter` opens a task's questions in the order asked: after Accept the next one opens,
+    and after the last the modal closes."""
+    app = live_app(stdio_target(wire), remember_tasks=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot)
+        await app.create_task(CreateRequest("deploy_release", {}, None, True))
+        await wait_for(
+            pilot, lambda: len(app.tasks) == 1 and len(only_task(app).pending_inputs) == 2
+        )
+        await wait_for(pilot, lambda: app.table.selected_task_id == only_task(app).task_id)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, InputForm))
+        first = app.screen
+        assert isinstance(first, InputForm)
+        assert first.request.message == "Approve the rollout of 2.4.0?"
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, InputForm) and app.screen is not first)
+        second = app.screen
+        assert isinstance(second, InputForm)
+        assert second.request.message == "When should it roll out?"
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: not isinstance(app.screen, InputForm))
+        await wait_for(pilot, lambda: not only_task(app).pending_inputs)
 
 
 async def test_a_question_asked_before_its_task_exists_waits_in_the_inbox_when_put_off() -> None:
@@ -68,6 +100,9 @@ async def test_a_question_asked_before_its_task_exists_waits_in_the_inbox_when_p
         assert form.request.key in [entry.request.key for entry in app.inbox_entries()]
         await pilot.press("i")
         await wait_for(pilot, lambda: isinstance(app.screen, InputInbox))
+        table = app.screen.query_one("#inbox-table", DataTable)
+        labels = [str(column.label) for column in table.ordered_columns]
+        assert labels == ["Age", "Task", "Kind", "Question"]  # one server: no Server column
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, InputForm))
         again = app.screen

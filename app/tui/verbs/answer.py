@@ -14,21 +14,28 @@ if TYPE_CHECKING:
 
 
 def answer_selected(app: TaskscopeApp) -> None:
-    """Open the selected task's first pending question (in the order the server asked)."""
+    """Open the selected task's pending questions one after another, in the order the server
+    asked them; Later (or a failed send) stops there."""
     selected = app.table.selected_task_id
     watched = app.tasks.get(selected) if selected is not None else None
-    if watched is None:
+    if selected is None or watched is None:
         return
-    request = app.inputs.pending(watched)
-    if request is None:
+    if app.inputs.pending(watched) is None:
         toast(app, "This task is not waiting for an answer.", severity="warning")
         return
-    answer(app, request)
+    app.run_worker(
+        answer_in_order(app, selected), group="input", exit_on_error=False, name="answer"
+    )
 
 
-def answer(app: TaskscopeApp, request: InputRequest) -> None:
-    """Open the modal for `request` in a worker (it waits on the user)."""
-    app.run_worker(answer_request(app, request), group="input", exit_on_error=False, name="answer")
+async def answer_in_order(app: TaskscopeApp, task_id: str) -> None:
+    """Answer the task's pending questions in asking order until none is left or one is put off."""
+    answered: set[str] = set()
+    while (watched := app.tasks.get(task_id)) is not None:
+        request = app.inputs.pending(watched, skip=answered)
+        if request is None or await answer_request(app, request) is None:
+            return
+        answered.add(request.key)
 
 
 def answer_stray(app: TaskscopeApp, request: InputRequest) -> None:
@@ -126,7 +133,10 @@ def open_inbox(app: TaskscopeApp) -> None:
     async def open_entry(entry: InboxEntry) -> dict[str, Any] | None:
         return await answer_request(app, entry.request)
 
-    app.push_screen(InputInbox(inbox_entries(app), open_entry, clock=app.clock))
+    several_servers = len(app.source.servers()) > 1
+    app.push_screen(
+        InputInbox(inbox_entries(app), open_entry, clock=app.clock, several_servers=several_servers)
+    )
 
 
 def refresh_inbox(app: TaskscopeApp) -> None:
