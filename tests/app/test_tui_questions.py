@@ -38,7 +38,9 @@ async def test_a_question_put_off_keeps_its_typing_and_no_toast_covers_it(wire: 
         await wait_for(pilot, lambda: "✉ 2 questions waiting" in header.header_text().plain)
         await wait_for(pilot, lambda: app.table.selected_task_id == only_task(app).task_id)
         await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, InputForm))
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, InputForm) and bool(app.screen.query(Input))
+        )
         assert len(app._notifications) == 0
         form = app.screen
         assert isinstance(form, InputForm)
@@ -50,12 +52,16 @@ async def test_a_question_put_off_keeps_its_typing_and_no_toast_covers_it(wire: 
         await wait_for(pilot, lambda: not isinstance(app.screen, InputForm))
         assert len(only_task(app).pending_inputs) == 2  # nothing was sent
         await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, InputForm))
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, InputForm) and bool(app.screen.query(Input))
+        )
         assert app.screen.query(Input).first().value == "after lunch"
         await pilot.press("escape")  # put off a second time: the draft must survive that too
         await wait_for(pilot, lambda: not isinstance(app.screen, InputForm))
         await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, InputForm))
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, InputForm) and bool(app.screen.query(Input))
+        )
         assert app.screen.query(Input).first().value == "after lunch"
 
 

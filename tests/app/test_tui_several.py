@@ -290,7 +290,10 @@ async def test_a_question_outside_any_task_and_a_synchronous_answer_name_their_s
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.info is not None and servers_up(app, "alpha", "beta"))
         app.run_worker(create_on(app, "alpha", "provision_server"))
-        await wait_for(pilot, lambda: isinstance(app.screen, InputForm))
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, InputForm) and bool(app.screen.query("#input-origin")),
+        )
         form = app.screen
         assert isinstance(form, InputForm) and form.request.task_id is None
         assert "on server alpha" in str(form.query_one("#input-origin").render())
