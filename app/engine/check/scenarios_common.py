@@ -6,10 +6,8 @@ from __future__ import annotations
 from app.engine.check.model import Evidence
 from app.engine.check.probe import Reply
 from app.engine.check.run_state import UNKNOWN_TASK_ID, RunState
+from app.engine.tasks.base import INVALID_PARAMS, METHOD_NOT_FOUND
 from app.engine.tasks.protocol_keys import TASKS_EXTENSION
-
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
 
 
 def _capabilities_evidence(state: RunState) -> tuple[Evidence, ...]:

@@ -19,7 +19,6 @@ from app.engine.check.shapes import (
 )
 from app.engine.tasks.normalize import input_map
 
-INVALID_PARAMS = -32602
 HEADER_MISMATCH = (-32020, -32001)
 """-32020, and -32001, its number in drafts before August 2026."""
 

@@ -18,11 +18,10 @@ from app.engine.check.shapes import (
     related_task_meta,
 )
 from app.engine.rpc.rpc_types import Frame, RpcError
+from app.engine.tasks.base import INVALID_PARAMS, METHOD_NOT_FOUND
 from app.engine.tasks.legacy_parse import task_stub
 from app.engine.tasks.protocol_keys import RELATED_TASK_META
 
-INVALID_PARAMS = -32602
-METHOD_NOT_FOUND = -32601
 INVALID_REQUEST = -32600
 REQUESTED_TTL_MS = 300_000
 MAX_LIST_PAGES = 50
