@@ -24,6 +24,7 @@ from tests.support.tui_helpers import (
     http_target,
     live_app,
     only_task,
+    settled_with_result,
     stdio_target,
     wait_for,
 )
@@ -69,9 +70,9 @@ async def test_create_through_picker_and_form_then_watch_to_completion(wire: str
         await wait_for(pilot, lambda: len(app.tasks) == 1)
         watched = only_task(app)
         assert watched.tool_name == "build_report"
-        await wait_for(pilot, lambda: only_task(app).status == "completed")
+        await wait_for(pilot, lambda: settled_with_result(only_task(app)))
         done = only_task(app)
-        assert done.task is not None and done.task.result is not None
+        assert done.status == "completed" and done.task is not None and done.task.result is not None
         assert "Q3" in done.task.result["content"][0]["text"]
         assert app.table.order == (done.task_id,)
         assert app.detail.watched is done or app.detail.watched == done

@@ -27,6 +27,7 @@ from tests.support.tui_helpers import (
     http_target,
     live_app,
     only_task,
+    settled_with_result,
     stdio_target,
     wait_for,
 )
@@ -110,7 +111,7 @@ async def test_legacy_roots_are_answered_at_once_and_shown_in_the_timeline(
         initialize = sent(app, "initialize")[0]
         assert "roots" in initialize["capabilities"]
         await app.create_task(CreateRequest("index_workspace", {}, None, True))
-        await wait_for(pilot, lambda: len(app.tasks) == 1 and only_task(app).status == "completed")
+        await wait_for(pilot, lambda: len(app.tasks) == 1 and settled_with_result(only_task(app)))
         done = only_task(app)  # no key was pressed: nobody was asked
         assert done.task is not None and done.task.result is not None
         assert f"Indexed 1 root(s): {uri}" in done.task.result["content"][0]["text"]
@@ -132,7 +133,7 @@ async def test_extension_roots_are_answered_through_tasks_update(
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot)
         await app.create_task(CreateRequest("index_workspace", {}, None, True))
-        await wait_for(pilot, lambda: len(app.tasks) == 1 and only_task(app).status == "completed")
+        await wait_for(pilot, lambda: len(app.tasks) == 1 and settled_with_result(only_task(app)))
         done = only_task(app)
         assert done.task is not None and done.task.result is not None
         assert f"Indexed 1 root(s): {uri}" in done.task.result["content"][0]["text"]
@@ -151,7 +152,7 @@ async def test_without_roots_the_capability_is_not_declared(wire: str) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot)
         await app.create_task(CreateRequest("index_workspace", {}, None, True))
-        await wait_for(pilot, lambda: len(app.tasks) == 1 and only_task(app).settled)
+        await wait_for(pilot, lambda: len(app.tasks) == 1 and settled_with_result(only_task(app)))
         done = only_task(app)
         if wire == "legacy":  # the demo does not ask a client without roots
             (initialize,) = sent(app, "initialize")

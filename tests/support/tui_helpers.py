@@ -61,6 +61,15 @@ def only_task(app: TaskscopeApp) -> WatchedTask:
     return tasks[0]
 
 
+def settled_with_result(watched: WatchedTask) -> bool:
+    """Settled, and a completed task's result has arrived: a legacy task is terminal before its
+    tasks/result answer lands, so waiting for the status alone races the result."""
+    task = watched.task
+    if not watched.settled or task is None:
+        return False
+    return task.status != "completed" or task.result is not None
+
+
 def by_tool(app: TaskscopeApp, tool: str) -> WatchedTask:
     """The watched task created by `tool` (exactly one)."""
     found = [task for task in app.tasks.tasks.values() if task.tool_name == tool]
