@@ -20,12 +20,12 @@ from widgets.css_paths import MODALS_CSS
 
 
 class ConfirmModal(ModalScreen[bool]):
-    """Asks one question; `y`/enter on Yes confirms, `n`/escape declines."""
+    """Asks one question the way every confirmation does: enter confirms (the confirming button
+    has focus), escape declines; no letter, so `y` (copy elsewhere) never means yes here."""
 
     CSS_PATH = MODALS_CSS
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,n", "decline", "No", id="confirm-no"),
-        Binding("y", "confirm", "Yes", id="confirm-yes"),
+        Binding("escape", "decline", "No", id="confirm-no"),
     ]
 
     def __init__(self, title: str, body: Text | str, *, yes: str = "Yes", no: str = "No") -> None:
@@ -37,16 +37,18 @@ class ConfirmModal(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="small-modal-body"):
             yield Static(Text(self._title, style="bold"), classes="small-modal-title")
-            yield Static(self._body, classes="small-modal-text")
+            if self._body:
+                yield Static(self._body, classes="small-modal-text")
             with Horizontal(classes="small-modal-buttons"):
                 yield Button(self._yes, variant="error", id="confirm-yes")
                 yield Button(self._no, id="confirm-no")
             yield Static(
-                f"y {self._yes.lower()} · n or esc {self._no.lower()}", classes="small-modal-keys"
+                f"enter {self._yes.lower()} · esc {self._no.lower()}",
+                classes="small-modal-keys confirm-keys",
             )
 
     def on_mount(self) -> None:
-        self.query_one("#confirm-no", Button).focus()
+        self.query_one("#confirm-yes", Button).focus()
 
     @on(Button.Pressed, "#confirm-yes")
     def action_confirm(self) -> None:

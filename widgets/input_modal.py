@@ -16,13 +16,14 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from app.engine.safety.sanitize import clean_text, safe_text
 from app.engine.tasks.models import InputRequest
 from app.engine.tasks.server_keys import bare_id
+from widgets.confirm import ConfirmModal
 
 Submit = Callable[[dict[str, Any]], Awaitable[None]]
 """Sends one response to the server; returns once it is acknowledged, raises when it was not."""
@@ -59,34 +60,13 @@ def request_message(request: InputRequest) -> str:
     return message if isinstance(message, str) else ""
 
 
-class ConfirmDiscard(ModalScreen[bool]):
+class ConfirmDiscard(ConfirmModal):
     """Asks before Cancel throws away typed answers; True means discard and cancel the request."""
 
-    CSS_PATH = INPUTS_CSS
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "keep", "Keep editing", id="input-keep-editing"),
-        Binding("y", "discard", "Discard", show=False),
-        Binding("n", "keep", "Keep", show=False),
-    ]
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="confirm-body"):
-            yield Static("Discard what you typed and cancel this request?", id="confirm-question")
-            with Horizontal(classes="input-buttons"):
-                yield Button("Discard (y)", id="confirm-discard", variant="error")
-                yield Button("Keep editing (n)", id="confirm-keep", variant="primary")
-
-    def on_mount(self) -> None:
-        self.query_one("#confirm-keep", Button).focus()
-
-    @on(Button.Pressed, "#confirm-discard")
-    def action_discard(self) -> None:
-        self.dismiss(True)
-
-    @on(Button.Pressed, "#confirm-keep")
-    def action_keep(self) -> None:
-        self.dismiss(False)
+    def __init__(self) -> None:
+        super().__init__(
+            "Discard what you typed and cancel this request?", "", yes="Discard", no="Keep editing"
+        )
 
 
 class AnswerModal(ModalScreen[dict[str, Any] | None]):

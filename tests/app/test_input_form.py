@@ -318,14 +318,14 @@ async def test_cancel_after_typing_asks_first() -> None:
         await pilot.click("#input-cancel")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmDiscard)
-        await pilot.press("n")
+        await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, InputForm)
         assert app.screen.query_one(FIELD["admin_email"], Input).value == "ops@example.com"
         assert submit.sent == []
         await pilot.click("#input-cancel")
         await pilot.pause()
-        await pilot.press("y")
+        await pilot.press("enter")
         await pilot.pause()
     assert submit.sent == [{"action": "cancel"}]
     assert app.results == [{"action": "cancel"}]

@@ -79,7 +79,7 @@ async def test_json_editor_decline_and_cancel_asks_after_typing() -> None:
         await pilot.press("x")
         await pilot.click("#input-cancel")
         await pilot.pause()
-        await pilot.press("n")
+        await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, InputJson)
         await pilot.click("#input-decline")

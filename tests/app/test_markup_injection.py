@@ -484,7 +484,7 @@ async def test_the_cancel_confirmation_and_an_adopted_id_show_ids_as_typed() -> 
         body = shown_text(app.screen.query_one(".small-modal-text", Widget))
         assert_as_typed(body, f"• {WAITING_ID} {TOOL}")
         assert clickable_cells(app.screen) == []
-        await pilot.press("n")
+        await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmModal))
         await pilot.press("a")
         await wait_for(pilot, lambda: isinstance(app.screen, TextPrompt))

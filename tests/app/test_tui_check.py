@@ -84,7 +84,7 @@ async def start_check(pilot: Any, tool: str | None) -> CheckScreen:
     assert "on a connection of its own" in plan
     assert "Questions the server asks during the check are declined." in plan
     assert (f"It calls {tool} with no arguments" if tool else "No tool: the") in plan
-    await pilot.press("y")
+    await pilot.press("enter")
     await wait_for(pilot, lambda: isinstance(app.screen, CheckScreen))
     screen = app.screen
     assert isinstance(screen, CheckScreen)

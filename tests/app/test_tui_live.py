@@ -153,7 +153,7 @@ async def test_legacy_cancel_shows_the_cancelled_task() -> None:
         await wait_for(pilot, lambda: len(app.tasks) == 1 and app.table.selected_task_id)
         await pilot.press("x")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
-        await pilot.press("y")
+        await pilot.press("enter")
         await wait_for(pilot, lambda: only_task(app).status == "cancelled")
         watched = only_task(app)
         assert not watched.cancel_requested and watched.violation is None
@@ -167,7 +167,7 @@ async def test_extension_cancel_is_cooperative(extension_url: str) -> None:
         await wait_for(pilot, lambda: len(app.tasks) == 1 and app.table.selected_task_id)
         await pilot.press("x")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
-        await pilot.press("y")
+        await pilot.press("enter")
         seen_requested_beside: set[str] = set()
 
         def settled() -> bool:

@@ -170,7 +170,7 @@ async def test_sign_out_from_the_palette_then_the_next_call_signs_in_again(
         await pilot.press(*"sign out")
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
-        await pilot.press("y")
+        await pilot.press("enter")
         await wait_for(pilot, lambda: not any((data_dir / "oauth").iterdir()))
         create = asyncio.ensure_future(
             app.create_task(CreateRequest("build_report", {"quarter": "Q4"}, None, True))

@@ -115,6 +115,6 @@ async def test_a_running_task_is_cancelled_with_x(
         await wait_for(pilot, lambda: app.table.selected_task_id == only_task(app).task_id)
         await pilot.press("x")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
-        await pilot.press("y")
+        await pilot.press("enter")
         await wait_for(pilot, lambda: only_task(app).status == "cancelled", timeout=TASK_TIMEOUT_S)
         assert only_task(app).violation is None
