@@ -117,6 +117,9 @@ class KeyFooter(Widget, can_focus=False):
                 continue
             seen_actions.add(binding.action)
             hint = _hint(binding_state, app.get_key_display(binding))
+            if isinstance(app, RelabelsBindings):
+                word = app.binding_description(binding.action.removeprefix("app."))
+                hint = hint._replace(description=word or hint.description)
             if not hint.enabled and isinstance(app, ExplainsDisabled):
                 reason = app.disabled_reason(binding.action.removeprefix("app."))
                 hint = hint._replace(tooltip=reason or hint.tooltip)
@@ -227,6 +230,14 @@ class ExplainsDisabled(Protocol):
     """An App that can say why a greyed-out action cannot run (shown as its key's tooltip)."""
 
     def disabled_reason(self, action: str) -> str | None: ...
+
+
+@runtime_checkable
+class RelabelsBindings(Protocol):
+    """An App whose key means something else in some states (`p` resumes while paused): the
+    footer shows the word it returns instead of the binding's description (None: as bound)."""
+
+    def binding_description(self, action: str) -> str | None: ...
 
 
 def _hint(state: ActiveBinding, label: str) -> KeyHint:

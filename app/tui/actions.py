@@ -11,7 +11,7 @@ from textual.app import App, SystemCommand
 from textual.screen import Screen
 
 from app.tui import filter_bar, panes
-from app.tui.bindings import MUTATING_ACTIONS, disabled_reason
+from app.tui.bindings import MUTATING_ACTIONS, disabled_reason, stateful_description
 from app.tui.commands import app_commands
 from app.tui.problems import describe
 from app.tui.verbs import (
@@ -57,6 +57,11 @@ class VerbActions:
         return disabled_reason(
             action, self._app.info.capabilities if self._app.info is not None else None
         )
+
+    def binding_description(self, action: str) -> str | None:
+        """What the footer calls `action` now, when its binding's description no longer says
+        it (`p` while polling is paused)."""
+        return stateful_description(action, paused=self._app.paused)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from App.get_system_commands(self._app, screen)

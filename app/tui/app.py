@@ -307,6 +307,7 @@ class TaskscopeApp(VerbActions, App[int]):
     def watch_paused(self, paused: bool) -> None:
         self.screen.set_class(paused, "-paused")
         self.redraw.header()
+        self.refresh_bindings()  # the footer's `p` says Pause or Resume
 
     def watch_list_query(self) -> None:
         self.refresh_view()

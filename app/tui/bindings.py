@@ -134,6 +134,14 @@ ALL_BINDINGS: tuple[Binding, ...] = tuple(
 """For the README and the tests: every binding with its id."""
 
 
+def stateful_description(action: str, *, paused: bool) -> str | None:
+    """The footer's word for an action whose meaning follows the App's state (None: its
+    binding's description): `p` resumes while polling is paused."""
+    if action == "toggle_pause" and paused:
+        return "Resume"
+    return None
+
+
 def disabled_reason(action: str, capabilities: TasksCapabilities | None) -> str | None:
     """Why `action` cannot run against a server with these capabilities (None: it can, or the
     server is not known yet); the footer shows it as the greyed key's tooltip."""

@@ -148,3 +148,14 @@ async def test_a_disabled_key_is_dimmed_and_a_click_on_it_rings_the_bell() -> No
         await pilot.click(KeyFooter, offset=(0, 0))
         await pilot.click(KeyFooter, offset=(7, 0))
         assert app.pressed == ["ok"] and app.bells == 1
+
+
+async def test_the_pause_key_says_resume_while_polling_is_paused() -> None:
+    app = recorded_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_for(pilot, lambda: app.info is not None)
+        await pilot.press("p")
+        await wait_for(pilot, lambda: "p Resume" in footer_line(app))
+        assert "Pause" not in footer_line(app)
+        await pilot.press("p")
+        await wait_for(pilot, lambda: "p Pause" in footer_line(app))
