@@ -56,7 +56,10 @@ def overview_table(watched: WatchedTask) -> Table:
         row("message", safe_text(task.status_message or "—", allow_newlines=True))
         row("created", _when(task.created_at))
         row("last updated", _when(task.last_updated_at))
-        ttl = "unlimited" if task.ttl_ms is None else format_duration(task.ttl_ms / 1000)
+        if watched.synchronous:  # no task: nothing lives on the server, nothing to purge
+            ttl = "—"
+        else:
+            ttl = "unlimited" if task.ttl_ms is None else format_duration(task.ttl_ms / 1000)
         row("ttl", ttl)
         interval = task.poll_interval_ms
         row("poll interval", "—" if interval is None else format_duration(interval / 1000))

@@ -80,8 +80,9 @@ def format_since(at: float, now: float) -> str:
 
 
 def format_ttl_left(watched: WatchedTask, now: float) -> str:
-    """Time until the server may purge the task: `∞` without a TTL, `elapsed` once past it."""
-    if watched.task is None:
+    """Time until the server may purge the task: `∞` without a TTL, `elapsed` once past it, `—`
+    with no task (not answered yet, or a call answered synchronously: nothing to purge)."""
+    if watched.task is None or watched.synchronous:
         return "—"
     expires_at = watched.task.expires_at
     if expires_at is None:
