@@ -36,6 +36,7 @@ from app.tui.bindings import APP_BINDINGS, FOOTER_PINNED_ACTIONS
 from app.tui.commands import TaskCommands
 from app.tui.config import TuiConfig
 from app.tui.intake import NOTE_SUMMARIES, apply_events
+from app.tui.keymap_ids import warn_unknown_keymap_ids
 from app.tui.list_query import ListQuery
 from app.tui.lists import TaskList, TaskTimeline
 from app.tui.messages import (
@@ -200,6 +201,8 @@ class TaskscopeApp(VerbActions, App[int]):
         self.redraw.header()
         self.set_interval(self.tick_interval, self._tick)
         start_after_first_frame(self, self._start_engine)
+        if self.config.keymap:
+            start_after_first_frame(self, lambda: warn_unknown_keymap_ids(self, self.config))
 
     def on_resize(self, event: events.Resize) -> None:
         # The event's size: this handler runs before Textual's own updates `self.size`.

@@ -47,6 +47,8 @@ class TuiConfig:
     timeline: int = DEFAULT_TIMELINE
     rpc_log: int = DEFAULT_RPC_LOG
     problems: tuple[str, ...] = ()
+    path: Path | None = None
+    """The file the settings were read from (None: defaults, no file), for the warnings."""
 
 
 def load_config(path: Path | None = None) -> TuiConfig:
@@ -87,6 +89,7 @@ def load_config(path: Path | None = None) -> TuiConfig:
         timeline=_cap(document, "timeline", DEFAULT_TIMELINE, problems),
         rpc_log=_cap(document, "rpc_log", DEFAULT_RPC_LOG, problems),
         problems=tuple(problems),
+        path=where,
     )
 
 

@@ -25,6 +25,7 @@ from app.tui.config import TuiConfig, load_config
 from app.tui.messages import Batcher
 from app.tui.recorded import RecordedSource
 from app.view.known_tasks import KnownTasks
+from tests.support.markup import Notes
 from tests.support.tui_helpers import wait_for
 from tests.support.tui_recording import (
     INFO,
@@ -133,6 +134,20 @@ async def test_keymap_from_config_remaps_by_binding_id(tmp_path: Path) -> None:
         source = app.source
         assert isinstance(source, RecordedSource) and source.paused
         assert "polling paused" in app.query_one(HeaderBar).header_text().plain
+
+
+async def test_a_keymap_id_no_binding_has_is_named_with_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"keymap": {"pause": "P", "paws": "x", "exchange-copy": "c"}}))
+    notes = Notes()
+    app = recorded_app(config=load_config(path))
+    async with app.run_test(size=SIZE, message_hook=notes) as pilot:
+        await loaded(pilot)
+        await wait_for(pilot, lambda: bool(notes.titled("Config")))
+        [warning] = notes.titled("Config")  # a modal's own id (exchange-copy) is known
+        assert warning.severity == "warning"
+        assert "'paws'" in warning.message and str(path) in warning.message
+        assert "'pause'" not in warning.message and "exchange-copy" not in warning.message
 
 
 def test_every_binding_has_a_unique_id() -> None:
