@@ -62,6 +62,7 @@ def unknown_ids(keymap_ids: Iterable[str]) -> list[str]:
 
 
 def _subclasses(base: type) -> Iterator[type]:
+    subclass: type
     for subclass in base.__subclasses__():
         yield subclass
         yield from _subclasses(subclass)
