@@ -14,7 +14,7 @@ from textual.scroll_view import ScrollView
 from widgets.row_cursor import RowCursorKeys
 
 
-class TaskCursorView(RowCursorKeys, ScrollView):
+class TaskCursorView(RowCursorKeys, ScrollView, inherit_bindings=False):
     """Rows of task ids (`_order`) scrolled under `ROWS_ABOVE` fixed lines and above
     `rows_below()` fixed lines, with a cursor that posts `selected_message` when its task
     changes."""

@@ -150,6 +150,19 @@ async def test_a_keymap_id_no_binding_has_is_named_with_the_file(tmp_path: Path)
         assert "'pause'" not in warning.message and "exchange-copy" not in warning.message
 
 
+async def test_keys_help_offers_no_sideways_scrolling_for_lists_that_never_scroll() -> None:
+    sideways = {"scroll_left", "scroll_right", "page_left", "page_right"}
+    app = recorded_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        for view in ("list", "time view"):
+            if view == "time view":
+                await pilot.press("t")
+                await wait_for(pilot, lambda: app.focused is app.shown_list is app.time_view)
+            actions = {state.binding.action for state in app.screen.active_bindings.values()}
+            assert "cursor_down" in actions and not actions & sideways, view
+
+
 def test_every_binding_has_a_unique_id() -> None:
     ids = [binding.id for binding in ALL_BINDINGS]
     assert None not in ids and len(ids) == len(set(ids))
