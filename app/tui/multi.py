@@ -228,8 +228,12 @@ class MultiSource:
 
     def connection_note(self) -> str | None:
         """How many servers are connected, and the state of each other: "2 of 3 · beta
-        reconnecting · gamma failed"."""
-        states = {name: self._state_of(slot) for name, slot in self._slots.items()}
+        reconnecting · gamma failed · delta invalid" (a config entry that cannot be used: nothing
+        was tried, and `taskscope servers` calls it so too)."""
+        states = {
+            name: "invalid" if slot.source is None else self._state_of(slot)
+            for name, slot in self._slots.items()
+        }
         up = sum(state == "connected" for state in states.values())
         parts = [f"{up} of {len(states)}"]
         parts += [f"{name} {state}" for name, state in states.items() if state != "connected"]

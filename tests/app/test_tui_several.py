@@ -90,7 +90,7 @@ async def test_one_list_one_inbox_and_the_server_of_each_task(limited_url: str) 
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.info is not None and servers_up(app, "alpha", "beta"))
         header = app.query_one(HeaderBar)
-        await wait_for(pilot, lambda: "2 of 3 · broken failed" in header.header_text().plain)
+        await wait_for(pilot, lambda: "2 of 3 · broken invalid" in header.header_text().plain)
         assert "3 servers · servers.json" in header.header_text().plain
         titles = [notification.title for notification in app._notifications]
         assert "tasks/list failed" not in titles  # the start's import waits for each server
@@ -200,7 +200,7 @@ async def test_a_server_killed_mid_run_comes_back_and_the_other_goes_on(limited_
             timeout=40,
         )
         await wait_for(pilot, lambda: "alpha" not in header.header_text().plain, timeout=40)
-        assert "● connected: 2 of 3 · broken failed" in header.header_text().plain
+        assert "● connected: 2 of 3 · broken invalid" in header.header_text().plain
         await wait_for(pilot, lambda: of_server(app, "alpha")[0].settled, timeout=20)
         assert of_server(app, "alpha")[0].status == "forgotten"
         await create_on(app, "alpha", "build_report", quarter="Q2")
