@@ -196,6 +196,8 @@ def _entry_for(
             kind, detail = "recovered", "a good poll cleared the error"
         else:
             return None
+    elif kind == "changed" and not diff:
+        return None  # nothing the timeline can show (a question asked has its own row)
     elif kind in ("input_needed", "input_answered") and event.input_request is not None:
         request = event.input_request
         detail = detail or f"{request.method} [{request.key}] {request.message}".strip()
@@ -205,6 +207,18 @@ def _entry_for(
     elif kind == "expired":
         kind = "expired" if _expired_by_ttl(watched.task, event.at) else "forgotten"
     return TimelineEntry(event.at, kind, event.source, status, detail, diff=diff or None)
+
+
+PROGRESS_KEY = "progressNotification"
+"""Where the timeline's diff shows the progress a notification brought."""
+
+
+def _diffed_state(task: Task) -> Any:
+    """What the timeline diffs: the task's raw JSON, with the last `notifications/progress`
+    beside it (no answer carries it), so a progress notification shows what it changed."""
+    if task.progress is None or not isinstance(task.raw, dict):
+        return task.raw
+    return {**task.raw, PROGRESS_KEY: task.progress.model_dump(exclude_none=True)}
 
 
 def apply_event(
@@ -242,7 +256,7 @@ def apply_event(
     )
     diff = None
     if material and previous is not None and task is not None and task is not previous:
-        diff = json_diff(previous.raw, task.raw)
+        diff = json_diff(_diffed_state(previous), _diffed_state(task))
 
     changes: dict[str, Any] = {
         "task": task,

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.engine.tasks.events import EventKind, NextPoll, Source, TaskEvent
-from app.engine.tasks.models import InputKind, InputRequest, Task, TaskStatus, Wire
+from app.engine.tasks.models import InputKind, InputRequest, Progress, Task, TaskStatus, Wire
 from app.view.state import (
     DiffEntry,
     TasksState,
@@ -424,3 +424,26 @@ def test_the_same_id_on_two_servers_is_two_rows_filtered_by_server() -> None:
     ]
     assert ordered_ids(tasks, task_filter=parse_filter("id:github")) == []
     assert ordered_ids(tasks, task_filter=parse_filter("github")) == ["github · task-1"]
+
+
+def test_a_progress_notification_shows_what_it_changed_in_the_timeline() -> None:
+    task = make_task(wire="legacy")
+    watched = apply_event(None, event("created", task, T0))
+    notified = task.model_copy(update={"progress": Progress(progress=3, total=10, message="3/10")})
+    watched = apply_event(watched, event("changed", notified, T0 + 1, source="notification"))
+    entry = watched.timeline[-1]
+    assert (entry.kind, entry.source) == ("changed", "notification")
+    assert entry.diff is not None
+    assert "+ progressNotification: " in entry.diff.lines()[0]
+    again = notified.model_copy(update={"progress": Progress(progress=4, total=10)})
+    watched = apply_event(watched, event("changed", again, T0 + 2, source="notification"))
+    assert watched.timeline[-1].diff is not None
+    assert "~ progressNotification.progress: 3.0 → 4.0" in watched.timeline[-1].diff.lines()
+
+
+def test_a_change_with_nothing_to_show_adds_no_timeline_row() -> None:
+    task = make_task(wire="legacy")
+    watched = apply_event(None, event("created", task, T0))
+    asked = task.model_copy(update={"input_requests": (make_request("q1", wire="legacy"),)})
+    after = apply_event(watched, event("changed", asked, T0 + 1, source="notification"))
+    assert after.timeline == watched.timeline  # the question has its own row when asked
