@@ -54,6 +54,7 @@ from app.tui.problems import describe
 from app.tui.redraw import Redraw
 from app.tui.startup import DeferredSource, History, LoadingSource, start_after_first_frame
 from app.tui.theme import use_theme
+from app.tui.toast_room import watch_screens
 from app.tui.verbs import answer, finding
 from app.view.exchanges import FrameBuffer
 from app.view.state import TaskFilter, TasksState
@@ -198,6 +199,7 @@ class TaskscopeApp(VerbActions, App[int]):
         for problem in self.config.problems:
             toast(self, problem, title="Config", severity="warning")
         self.table.focus()
+        watch_screens(self)
         self.redraw.header()
         self.set_interval(self.tick_interval, self._tick)
         start_after_first_frame(self, self._start_engine)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from textual.css.query import NoMatches
 from textual.widgets import Input
 
+from app.tui.toast_room import filter_bar_shown
 from widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
@@ -24,6 +25,7 @@ def open_filter_bar(app: TaskscopeApp) -> None:
     else:
         bar.value = app.filter_query
         bar.display = True
+    filter_bar_shown(app, True)
     bar.focus()
 
 
@@ -40,6 +42,7 @@ def close_filter_bar(app: TaskscopeApp) -> None:
     bar = filter_bar(app)
     if bar is not None:
         bar.display = False
+    filter_bar_shown(app, False)
     app.shown_list.focus()
 
 

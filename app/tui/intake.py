@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from app.engine.safety.sanitize import middle_line, one_line
 from app.tui.notes import Note
+from app.tui.toast_room import modal_open
 from app.tui.verbs.answer import answer_roots, answer_stray
 from widgets.plain import toast
 
@@ -90,10 +91,11 @@ def announce(app: TaskscopeApp, message: str, *, title: str, severity: SeverityL
 
 def _show_due_notes(app: TaskscopeApp) -> None:
     """A toast and the terminal bell for each merged note that is due, each unless the config
-    file turned it off; while a modal is open a question only rings (no toast over its buttons;
-    the header counts it)."""
-    for note in app.notes.due():
-        covered = note.title == INPUT_NEEDED and len(app.screen_stack) > 1
+    file turned it off. Nothing toasts over a modal: while one is open a question only rings
+    (the header counts it, the inbox lists it) and finished tasks wait, merged, until it
+    closes."""
+    covered = modal_open(app)
+    for note in app.notes.due(held={TASK_FINISHED} if covered else ()):
         if app.config.toasts and not covered:
             toast(app, note.message, title=note.title, severity=note.severity)
         if app.config.bell:

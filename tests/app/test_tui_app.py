@@ -22,7 +22,9 @@ from app.engine.tasks.events import TaskEvent
 from app.tui.app import TaskscopeApp
 from app.tui.bindings import ALL_BINDINGS
 from app.tui.config import TuiConfig, load_config
+from app.tui.intake import NOTE_SUMMARIES
 from app.tui.messages import Batcher
+from app.tui.notes import NoteMerger
 from app.tui.recorded import RecordedSource
 from app.view.known_tasks import KnownTasks
 from tests.support.markup import Notes
@@ -427,6 +429,7 @@ async def test_a_task_ending_rings_and_toasts_unless_turned_off(
 ) -> None:
     seen: list[Any] = []
     app = finishing_app(TuiConfig(bell=bell, toasts=toasts))
+    app.notes = NoteMerger(NOTE_SUMMARIES, quiet=0.0)  # told as soon as it ends
     rings: list[bool] = []
     monkeypatch.setattr(app, "bell", lambda: rings.append(True))
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:

@@ -63,12 +63,31 @@ def _cooperative(app: TaskscopeApp, task_id: str) -> bool:
 
 
 async def _cancel(app: TaskscopeApp, task_ids: list[str]) -> None:
+    failures: list[tuple[str, str]] = []
     for task_id in task_ids:
         cooperative = _cooperative(app, task_id)
         try:
             await app.source.cancel(task_id)
         except Exception as exc:
-            toast(app, describe(exc), title=f"Cancel {middle_line(task_id, 30)}", severity="error")
+            failures.append((task_id, describe(exc)))
             continue
         if cooperative:
             app.post_message(CancelAcknowledged(task_id, app.clock()))
+    if failures:
+        _tell_failures(app, failures)
+
+
+def _tell_failures(app: TaskscopeApp, failures: list[tuple[str, str]]) -> None:
+    """One toast for every cancel that failed (a refused bulk cancel made one per task): the
+    task and why when one failed, else how many and the first's reason."""
+    task_id, reason = failures[0]
+    if len(failures) == 1:
+        toast(app, reason, title=f"Cancel {middle_line(task_id, 30)}", severity="error")
+        return
+    toast(
+        app,
+        f"{len(failures)} tasks were not cancelled; "
+        f"the first, {middle_line(task_id, 24)}: {reason}",
+        title="Cancel failed",
+        severity="error",
+    )
