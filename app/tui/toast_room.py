@@ -19,12 +19,20 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
 
+TOAST_RACK = "#textual-toastrack"
+"""Textual's container of a screen's toasts (one per screen)."""
+
+
 def watch_screens(app: App[Any]) -> None:
-    """Take the toasts down whenever a modal screen opens."""
+    """Take the toasts down whenever a modal screen opens: the notifications, and the toasts
+    the screens beneath still draw (Textual refreshes only the current screen's)."""
 
     def screen_changed(screen: Screen[Any]) -> None:
         if isinstance(screen, ModalScreen):
             app.clear_notifications()
+            for beneath in app.screen_stack:
+                for rack in beneath.query(TOAST_RACK):
+                    rack.remove_children()
 
     app.screen_change_signal.subscribe(app, screen_changed)
 

@@ -14,6 +14,7 @@ import pytest
 from textual.geometry import Region
 from textual.widget import Widget
 from textual.widgets import Input
+from textual.widgets._toast import Toast
 
 from app.engine.tasks.events import TaskEvent
 from app.tui.app import TaskscopeApp
@@ -149,6 +150,7 @@ async def test_opening_a_modal_takes_the_toasts_down() -> None:
         await wait_for(pilot, lambda: app.screen is not app.screen_stack[0])
         await pilot.pause(0.3)
         assert toasts(app) == []
+        assert list(app.screen_stack[0].query(Toast)) == []  # none beneath the modal either
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 36)])
