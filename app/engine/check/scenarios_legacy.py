@@ -10,8 +10,8 @@ from typing import Any
 
 from app.engine.check.follow import Followed, expiry_of, follow
 from app.engine.check.probe import Reply
-from app.engine.check.scenarios_common import UNDER_DECLARATION
 from app.engine.check.run_state import NEEDS_TOOL, RunState
+from app.engine.check.scenarios_common import UNDER_DECLARATION
 from app.engine.check.shapes import (
     call_tool_result_problems,
     illegal_moves,

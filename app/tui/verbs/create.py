@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from app.engine.safety.sanitize import one_line
+from app.tui.legacy_era_note import note_if_no_back_channel
 from app.tui.messages import TaskEventsArrived
 from app.tui.problems import describe
 from widgets.plain import toast
@@ -54,17 +55,20 @@ async def create_task(
     """Run one tool call on the chosen server (the one watched, by default); a task is watched,
     a synchronous answer becomes a finished row."""
     source = on.source if on is not None else app.source
+    info = on.info if on is not None else app.info
     try:
         outcome = await source.create(
             request.tool, request.arguments, ttl_ms=request.ttl_ms, as_task=request.as_task
         )
     except Exception as exc:
         toast(app, describe(exc), title=f"{one_line(request.tool, 40)} failed", severity="error")
+        note_if_no_back_channel(app, info, exc)
         return
     if outcome.task is not None:
         toast(app, f"Task {one_line(outcome.task.task_id, 40)} created", timeout=3)
         return
     _show_synchronous(app, request.tool, outcome.sync_result or {}, on)
+    note_if_no_back_channel(app, info, outcome.sync_result or {})
 
 
 def _show_synchronous(
