@@ -58,7 +58,8 @@ def test_only_the_first_characters_of_a_huge_result_are_read() -> None:
 
 
 def test_the_hint_names_the_legacy_era_command_with_the_tool_quoted() -> None:
-    hint = back_channel_hint(RpcError(-32600, MESSAGE), "2026-07-28", tools_call_on_legacy("ask user"))
+    command = tools_call_on_legacy("ask user")
+    hint = back_channel_hint(RpcError(-32600, MESSAGE), "2026-07-28", command)
     assert hint is not None and "legacy era" in hint
     assert "taskscope tools call --era legacy --tool-name 'ask user'" in hint
 
