@@ -9,9 +9,8 @@ from typing import TYPE_CHECKING, Any
 from widgets.plain import toast
 
 if TYPE_CHECKING:
-    from textual.app import App
-
     from app.engine.record.recording import SessionInfo
+    from widgets.plain import Notifier
 
 NOTE_TITLE = "Needs the legacy era"
 NOTE_TIMEOUT_S = 20.0
@@ -19,7 +18,7 @@ NOTE_TIMEOUT_S = 20.0
 
 
 def note_if_no_back_channel(
-    app: App[Any], info: SessionInfo | None, failure: BaseException | dict[str, Any]
+    app: Notifier, info: SessionInfo | None, failure: BaseException | dict[str, Any]
 ) -> None:
     """Toast the legacy-era hint when `failure` (a call's exception or result, on the server
     `info` describes) is the refusal of a server that could not ask its questions."""

@@ -11,17 +11,17 @@ from app.tui.problems import describe
 from widgets.plain import toast
 
 if TYPE_CHECKING:
-    from app.tui.app import TaskscopeApp
+    from app.tui.host import Creating
     from app.tui.server_choice import ChosenServer
     from widgets.arguments_form import CreateRequest
 
 
-def new_task(app: TaskscopeApp) -> None:
+def new_task(app: Creating) -> None:
     """Start the tool picker, the form and the call in a worker (they wait on the user)."""
     app.run_worker(_pick_and_create(app), group="actions", exit_on_error=False, name="new task")
 
 
-async def _pick_and_create(app: TaskscopeApp) -> None:
+async def _pick_and_create(app: Creating) -> None:
     """Server (when several are watched), tool picker, then arguments form, then the call."""
     from app.tui.server_choice import choose_server
     from widgets.arguments_form import ArgumentsForm
@@ -50,7 +50,7 @@ async def _pick_and_create(app: TaskscopeApp) -> None:
 
 
 async def create_task(
-    app: TaskscopeApp, request: CreateRequest, on: ChosenServer | None = None
+    app: Creating, request: CreateRequest, on: ChosenServer | None = None
 ) -> None:
     """Run one tool call on the chosen server (the one watched, by default); a task is watched,
     a synchronous answer becomes a finished row."""
@@ -72,7 +72,7 @@ async def create_task(
 
 
 def _show_synchronous(
-    app: TaskscopeApp, tool: str, result: dict[str, Any], on: ChosenServer | None
+    app: Creating, tool: str, result: dict[str, Any], on: ChosenServer | None
 ) -> None:
     """A call answered at once: a finished row marked "answered synchronously" (on the row of
     its server, when several are watched)."""
