@@ -10,13 +10,11 @@ plain `Content`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Protocol
 
-from textual.app import App
 from textual.content import Content
 from textual.fuzzy import Matcher
 from textual.notifications import SeverityLevel
-from textual.widget import Widget
 
 from app.engine.safety.sanitize import clean_text, one_line
 
@@ -25,8 +23,22 @@ TOAST_MAX_CHARS = 600
 TOAST_TITLE_WIDTH = 60
 
 
+class Notifier(Protocol):
+    """What shows a toast: Textual's `App` or a widget (their `notify`, as typed)."""
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None: ...
+
+
 def toast(
-    node: App[Any] | Widget,
+    node: Notifier,
     message: str,
     *,
     title: str = "",

@@ -8,7 +8,6 @@ import asyncio
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from app.cli.back_channel import legacy_era_hint, refused_for_back_channel
 from app.cli.discovery import require
 from app.cli.errors import rpc_error
 from app.cli.jsonarg import read_json_object
@@ -25,7 +24,7 @@ from app.cli.output import (
 )
 from app.cli.responder import InvalidAnswer, Responder
 from app.cli.watch import TaskWatch
-from app.engine.rpc.era import is_modern_version
+from app.engine.rpc.back_channel import back_channel_hint, tools_call_on_legacy
 from app.engine.rpc.roots import send_roots
 from app.engine.rpc.rpc_types import RpcError
 from app.engine.safety.sanitize import clean_text
@@ -95,18 +94,20 @@ async def _plain_call(
 ) -> int:
     """A plain `tools/call`; a modern-era failure for want of a back-channel (the server's
     questions) names the `--era legacy` command that lets the server ask."""
-    modern = is_modern_version(session.info.protocol_version)
+    version, on_legacy = session.info.protocol_version, tools_call_on_legacy(name)
     plain = session.adapter.call_tool(name, arguments)
     try:
         result = await answering(session, responder, plain, out)
     except RpcError as exc:
-        if not (modern and refused_for_back_channel(exc)):
+        hint = back_channel_hint(exc, version, on_legacy)
+        if hint is None:
             raise
         error = rpc_error(exc, session.advertised)
-        error.details["hint"] = legacy_era_hint(name)
+        error.details["hint"] = hint
         raise error from exc
-    if modern and refused_for_back_channel(result):
-        out.note(legacy_era_hint(name))
+    hint = back_channel_hint(result, version, on_legacy)
+    if hint is not None:
+        out.note(hint)
     return declined_exit(responder, print_tool_result(result, out))
 
 

@@ -16,24 +16,25 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePath
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import events, on
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import BindingType
 from textual.containers import Container
 from textual.css.query import NoMatches
 from textual.reactive import var
+from textual.screen import Screen
 from textual.widgets import Input, Static
 from textual.worker import Worker, WorkerState
 
 from app.tui import engine, filter_bar, panes
 from app.tui.actions import VerbActions
 from app.tui.bindings import APP_BINDINGS, FOOTER_PINNED_ACTIONS
-from app.tui.commands import TaskCommands
+from app.tui.commands import TaskCommands, app_commands
 from app.tui.config import TuiConfig
 from app.tui.intake import NOTE_SUMMARIES, apply_events
 from app.tui.keymap_ids import warn_unknown_keymap_ids
@@ -69,6 +70,7 @@ if TYPE_CHECKING:
     from app.engine.record.recording import SessionInfo
     from app.engine.rpc.rpc_types import Frame
     from app.engine.tasks.events import TaskEvent
+    from app.tui import host
     from app.tui.check_run import CheckRun
     from app.view.known_tasks import KnownTasks, KnownTasksOfServers
     from app.view.sign_in import SignInState
@@ -86,7 +88,6 @@ TICK_INTERVAL_S = 1.0
 WIDE_LAYOUT_COLUMNS = 160
 """From this width on, the list and the detail pane sit side by side."""
 NO_TASK_HINT = "Select a task."
-Clock = Callable[[], float]
 
 
 class TaskscopeApp(VerbActions, App[int]):
@@ -109,7 +110,7 @@ class TaskscopeApp(VerbActions, App[int]):
         self,
         source: TaskSource | DeferredSource,
         *,
-        clock: Clock = time.time,
+        clock: host.Clock = time.time,
         config: TuiConfig | None = None,
         remember_tasks: bool = True,
         tick_interval: float = TICK_INTERVAL_S,
@@ -190,6 +191,11 @@ class TaskscopeApp(VerbActions, App[int]):
     def rpc_frames(self) -> Sequence[Frame]:
         """The recent JSON-RPC frames (oldest first) that the RPC log shows when opened."""
         return self.frames.frames
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Textual's palette entries, then the App's own."""
+        yield from super().get_system_commands(screen)
+        yield from app_commands(self)
 
     def on_mount(self) -> None:
         if self.config.theme and self.config.theme != self.theme:
@@ -419,3 +425,27 @@ class TaskscopeApp(VerbActions, App[int]):
     async def on_unmount(self) -> None:
         if self.close_on_unmount:
             await self.close_source()
+
+
+if TYPE_CHECKING:
+
+    def _serves_every_action(app: TaskscopeApp) -> object:
+        """Nothing at run time: mypy's proof that the App is each `self` its actions name
+        (Textual calls actions by name, so no call site checks it)."""
+        served: tuple[
+            host.Advertising,
+            host.Answering,
+            host.Cancelling,
+            host.Checking,
+            host.Connected,
+            host.Creating,
+            host.Exchanges,
+            host.Filtering,
+            host.Listing,
+            host.Palette,
+            host.Panes,
+            host.Polling,
+            host.Saving,
+            host.Watching,
+        ] = (app, app, app, app, app, app, app, app, app, app, app, app, app, app)
+        return served

@@ -20,10 +20,10 @@ from app.view.formatting import status_label
 from widgets.plain import highlight
 
 if TYPE_CHECKING:
-    from app.tui.app import TaskscopeApp
+    from app.tui.host import Palette
 
 
-def app_commands(app: TaskscopeApp) -> Iterator[SystemCommand]:
+def app_commands(app: Palette) -> Iterator[SystemCommand]:
     """The App's own entries in the palette, after Textual's (no New task when read-only)."""
     if not app.readonly:
         yield SystemCommand("New task", "Pick a tool and run it", app.action_new_task)
@@ -74,8 +74,8 @@ class TaskCommands(Provider):
     """Jump to any watched task by id, tool or status."""
 
     @property
-    def taskscope(self) -> TaskscopeApp:
-        return cast("TaskscopeApp", self.app)
+    def taskscope(self) -> Palette:
+        return cast("Palette", self.app)  # the App this provider serves
 
     async def discover(self) -> Hits:
         app = self.taskscope

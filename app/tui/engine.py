@@ -13,7 +13,7 @@ from app.tui.messages import SignInChanged, SourceConnected, SourceFailed, Sourc
 from app.tui.problems import describe
 
 if TYPE_CHECKING:
-    from app.tui.app import TaskscopeApp
+    from app.tui.host import Screens
     from app.tui.messages import Batcher
     from app.tui.startup import DeferredSource
     from app.view.sign_in import SignInState
@@ -23,7 +23,7 @@ ENGINE_GROUP = "engine"
 """The workers' group: cancelled as the App closes its source, named when one fails."""
 
 
-def load_engine(app: TaskscopeApp, deferred: DeferredSource) -> None:
+def load_engine(app: Screens, deferred: DeferredSource) -> None:
     """Import the engine and build the deferred source in a worker thread."""
 
     def load() -> None:
@@ -39,7 +39,7 @@ def load_engine(app: TaskscopeApp, deferred: DeferredSource) -> None:
     )
 
 
-def run_engine(app: TaskscopeApp, source: TaskSource, updates: Batcher) -> None:
+def run_engine(app: Screens, source: TaskSource, updates: Batcher) -> None:
     """Connect `source` and run its poller in a worker; its events and frames go to `updates`."""
 
     def signing_in(state: SignInState) -> None:

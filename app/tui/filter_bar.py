@@ -11,12 +11,12 @@ from app.tui.toast_room import filter_bar_shown
 from widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
-    from app.tui.app import TaskscopeApp
+    from app.tui.host import Filtering
 
 FILTER_HINT = "status:working tool:build id:abc or words · enter keeps · esc clears"
 
 
-def open_filter_bar(app: TaskscopeApp) -> None:
+def open_filter_bar(app: Filtering) -> None:
     """Open the filter bar (mounted the first time) on the current query."""
     bar = filter_bar(app)
     if bar is None:
@@ -29,7 +29,7 @@ def open_filter_bar(app: TaskscopeApp) -> None:
     bar.focus()
 
 
-def filter_bar(app: TaskscopeApp) -> Input | None:
+def filter_bar(app: Filtering) -> Input | None:
     """The filter bar, or None before it is first opened."""
     try:
         return app.query_one("#filter-bar", Input)
@@ -37,7 +37,7 @@ def filter_bar(app: TaskscopeApp) -> Input | None:
         return None
 
 
-def close_filter_bar(app: TaskscopeApp) -> None:
+def close_filter_bar(app: Filtering) -> None:
     """Hide the bar (keeping the filter) and give the list the focus back."""
     bar = filter_bar(app)
     if bar is not None:
@@ -46,7 +46,7 @@ def close_filter_bar(app: TaskscopeApp) -> None:
     app.shown_list.focus()
 
 
-def clear_filter_if_typing(app: TaskscopeApp) -> bool:
+def clear_filter_if_typing(app: Filtering) -> bool:
     """Escape in the filter bar: clear the filter and leave the bar; whether it had focus."""
     bar = filter_bar(app)
     if bar is None or not bar.has_focus:

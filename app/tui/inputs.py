@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import webbrowser
 from collections.abc import Callable, Mapping
-from typing import Any
-
-from textual.app import App
+from typing import TYPE_CHECKING, Any
 
 from app.engine.forms.schema_form import UnsupportedSchema, parse_schema
 from app.engine.tasks.models import InputKind, InputRequest
@@ -21,6 +19,9 @@ from widgets.input_json import InputJson, unsupported_reason
 from widgets.input_modal import AnswerModal, Reject, Submit
 from widgets.input_sampling import InputSampling
 from widgets.input_url import InputUrl, Opener
+
+if TYPE_CHECKING:
+    from app.tui.host import Screens
 
 
 def draft_content(draft: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
@@ -86,7 +87,7 @@ def input_screen(
 
 
 async def open_input(
-    app: App[Any],
+    app: Screens,
     request: InputRequest,
     *,
     submit: Submit,

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
     from app.engine.tasks.events import TaskEvent
     from app.engine.tasks.models import InputRequest
-    from app.tui.app import TaskscopeApp
+    from app.tui.host import Intake
 
 
 INPUT_NEEDED = "Input needed"
@@ -38,7 +38,7 @@ NOTE_SUMMARIES = {INPUT_NEEDED: _questions_summary, TASK_FINISHED: _finished_sum
 """What one merged note says for each title the App announces under."""
 
 
-def apply_events(app: TaskscopeApp, events: Iterable[TaskEvent]) -> bool:
+def apply_events(app: Intake, events: Iterable[TaskEvent]) -> bool:
     """Apply the events in order, then show the notes that are due; whether the task list
     changed."""
     changed = False
@@ -54,7 +54,7 @@ def apply_events(app: TaskscopeApp, events: Iterable[TaskEvent]) -> bool:
     return changed
 
 
-def _after_event(app: TaskscopeApp, event: TaskEvent) -> None:
+def _after_event(app: Intake, event: TaskEvent) -> None:
     task_id = event.task_id
     if event.kind == "created" and task_id not in app.synthetic and app.known is not None:
         tool = event.task.tool_name if event.task is not None else None
@@ -81,7 +81,7 @@ def _after_event(app: TaskscopeApp, event: TaskEvent) -> None:
         )
 
 
-def announce(app: TaskscopeApp, message: str, *, title: str, severity: SeverityLevel) -> None:
+def announce(app: Intake, message: str, *, title: str, severity: SeverityLevel) -> None:
     """A note for the user, merged with the others of its title that come in the same few
     seconds (a replay stays quiet: it shows what happened, nothing waits on the user)."""
     if app.info is not None and app.info.replay:
@@ -89,7 +89,7 @@ def announce(app: TaskscopeApp, message: str, *, title: str, severity: SeverityL
     app.notes.add(Note(title, message, severity))
 
 
-def _show_due_notes(app: TaskscopeApp) -> None:
+def _show_due_notes(app: Intake) -> None:
     """A toast and the terminal bell for each merged note that is due, each unless the config
     file turned it off. Nothing toasts over a modal: while one is open a question only rings
     (the header counts it, the inbox lists it) and finished tasks wait, merged, until it
@@ -109,7 +109,7 @@ def _is_roots(request: InputRequest) -> bool:
     return request.kind is InputKind.ROOTS
 
 
-def _announce_input(app: TaskscopeApp, task_id: str, request: InputRequest) -> None:
+def _announce_input(app: Intake, task_id: str, request: InputRequest) -> None:
     """A task waits on the user: remember the request and announce it once; a `roots/list` is
     answered at once from the configuration instead (nobody is asked)."""
     app.inputs.asked(task_id, request, app.clock())
@@ -127,7 +127,7 @@ def _announce_input(app: TaskscopeApp, task_id: str, request: InputRequest) -> N
     )
 
 
-def _stray_input(app: TaskscopeApp, request: InputRequest) -> None:
+def _stray_input(app: Intake, request: InputRequest) -> None:
     """A question outside any watched task (asked during a call): open it at once, unless
     another is open already (a call may ask thousands at once): then it waits in the inbox."""
     if not app.inputs.announce_once("", request):

@@ -20,13 +20,13 @@ from widgets.plain import toast
 
 if TYPE_CHECKING:
     from app.engine.rpc.rpc_types import Frame
-    from app.tui.app import TaskscopeApp
+    from app.tui.host import Exchanges, Panes
     from app.view.exchanges import Exchange
     from app.view.server_facts import ServerFacts
     from app.view.sign_in import SignInState
 
 
-def follow_sign_in(app: TaskscopeApp, state: SignInState) -> None:
+def follow_sign_in(app: Panes, state: SignInState) -> None:
     """Open the sign-in screen when a server wants the person to sign in (again for a new
     authorization URL, after escape hid it), keep it up to date, close it once signed in; with
     several servers, one at a time, the others' in the order they asked."""
@@ -60,7 +60,7 @@ def follow_sign_in(app: TaskscopeApp, state: SignInState) -> None:
         app.push_screen(app.sign_in)
 
 
-def toggle_log(app: TaskscopeApp) -> None:
+def toggle_log(app: Panes) -> None:
     """Show or hide the RPC log; it is built the first time, from the frames kept so far."""
     if app.rpc_log is None:
         from widgets.rpc_log import RpcLog
@@ -79,13 +79,13 @@ def toggle_log(app: TaskscopeApp) -> None:
     app.rpc_log.focus()
 
 
-def rpc_log_shown(app: TaskscopeApp) -> bool:
+def rpc_log_shown(app: Panes) -> bool:
     """Whether the RPC log has been built and its screen shows it."""
     log = app.rpc_log
     return log is not None and log.screen.has_class("-show-rpc")
 
 
-def show_frames(app: TaskscopeApp, frames: tuple[Frame, ...]) -> None:
+def show_frames(app: Panes, frames: tuple[Frame, ...]) -> None:
     """Keep the frames, and show them if the log is on screen (a hidden log catches up when
     shown again, so it never costs a layout pass while hidden)."""
     if app.rpc_log is not None and rpc_log_shown(app):
@@ -95,12 +95,12 @@ def show_frames(app: TaskscopeApp, frames: tuple[Frame, ...]) -> None:
         app.rpc_log_behind = True
 
 
-def open_exchange(app: TaskscopeApp, frame: Frame) -> None:
+def open_exchange(app: Exchanges, frame: Frame) -> None:
     """Open the exchange view on `frame` with its partner frame (if still kept)."""
     show_exchange(app, app.frames.exchange(frame))
 
 
-def show_exchange(app: TaskscopeApp, exchange: Exchange) -> None:
+def show_exchange(app: Exchanges, exchange: Exchange) -> None:
     """Open the exchange view on `exchange` (of the RPC log, or of a check's own frames)."""
     from app.view.export import default_path
     from widgets.frame_exchange import ExchangeScreen
@@ -109,14 +109,14 @@ def show_exchange(app: TaskscopeApp, exchange: Exchange) -> None:
     app.push_screen(ExchangeScreen(exchange, partial(save, app), suggested_path=suggested))
 
 
-def show_server(app: TaskscopeApp) -> None:
+def show_server(app: Panes) -> None:
     """Open the server pane, its facts read from the App's state each time it refreshes."""
     from widgets.server_screen import ServerScreen
 
     app.push_screen(ServerScreen(partial(server_facts_of, app)))
 
 
-def server_facts_of(app: TaskscopeApp) -> ServerFacts:
+def server_facts_of(app: Panes) -> ServerFacts:
     """The server pane's facts from what the App holds now (as the header shows it)."""
     import time
 
@@ -138,7 +138,7 @@ def server_facts_of(app: TaskscopeApp) -> ServerFacts:
     )
 
 
-def _several_facts(app: TaskscopeApp) -> ServerFacts:
+def _several_facts(app: Panes) -> ServerFacts:
     """One row per server when several are watched."""
     from app.tui.server_choice import server_states
     from app.view.server_facts import several_servers_facts
@@ -146,7 +146,7 @@ def _several_facts(app: TaskscopeApp) -> ServerFacts:
     return several_servers_facts(server_states(app))
 
 
-def show_frame(app: TaskscopeApp) -> None:
+def show_frame(app: Panes) -> None:
     """Open the exchange of the selected task's offending (else last) frame, as the RPC log does;
     the detail's Raw tab when no frame about it is kept (a replay without frames)."""
     selected = app.table.selected_task_id
@@ -161,7 +161,7 @@ def show_frame(app: TaskscopeApp) -> None:
         app.detail_pane.show_tab("raw")
 
 
-async def toggle_time_view(app: TaskscopeApp) -> None:
+async def toggle_time_view(app: Panes) -> None:
     """Swap the list for the time view (built the first time) or back; the selection stays."""
     view = app.time_view
     if view is None:
@@ -178,7 +178,7 @@ async def toggle_time_view(app: TaskscopeApp) -> None:
         app.table.focus()
 
 
-def toggle_zoom(app: TaskscopeApp) -> None:
+def toggle_zoom(app: Panes) -> None:
     """Give the detail pane the whole screen, or the list its place back (and the focus it lost
     when it was hidden)."""
     screen = app.screen
@@ -191,7 +191,7 @@ def toggle_zoom(app: TaskscopeApp) -> None:
         screen.add_class("-zoom-detail")
 
 
-def toggle_help(app: TaskscopeApp) -> None:
+def toggle_help(app: Panes) -> None:
     """Show the key help panel, or hide it."""
     from textual.widgets import HelpPanel
 

@@ -15,13 +15,13 @@ from textual.widgets import Static
 from widgets.header_bar import HeaderBar, HeaderState, ListView
 
 if TYPE_CHECKING:
-    from app.tui.app import TaskscopeApp
+    from app.tui.host import Shown
 
 
 class Redraw:
     """The App's widgets, redrawn from its state."""
 
-    def __init__(self, app: TaskscopeApp) -> None:
+    def __init__(self, app: Shown) -> None:
         self._app = app
         self._table_synced_at = float("-inf")
 

@@ -11,7 +11,7 @@ from widgets.plain import toast
 
 if TYPE_CHECKING:
     from app.engine.record.recording import SessionInfo
-    from app.tui.app import TaskscopeApp
+    from app.tui.host import Connected
     from app.view.source import TaskSource
 
 
@@ -24,7 +24,7 @@ class ChosenServer:
     name: str | None
 
 
-async def choose_server(app: TaskscopeApp, title: str) -> ChosenServer | None:
+async def choose_server(app: Connected, title: str) -> ChosenServer | None:
     """The server to act on; None (after saying why) when there is none to use."""
     if app.info is None:
         toast(app, "Not connected yet.", severity="warning")
@@ -45,7 +45,7 @@ async def choose_server(app: TaskscopeApp, title: str) -> ChosenServer | None:
     return ChosenServer(source, info, name)
 
 
-def server_states(app: TaskscopeApp) -> list[tuple[str, SessionInfo | None, str]]:
+def server_states(app: Connected) -> list[tuple[str, SessionInfo | None, str]]:
     """Each watched server's name, what it said when it connected (None: not connected), and
     its state in words ("connected", "reconnecting: …", "cannot be used: …", with "· tasks
     withheld" while the user withholds them): for the picker and the server pane."""
@@ -64,7 +64,7 @@ def server_states(app: TaskscopeApp) -> list[tuple[str, SessionInfo | None, str]
     return states
 
 
-def picker_states(app: TaskscopeApp) -> list[tuple[str, str]]:
+def picker_states(app: Connected) -> list[tuple[str, str]]:
     """Each server's name with its state, tasks wire and transport, for the picker."""
     return [
         (

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from app.tui.app import TaskscopeApp
+    from app.tui.host import Chosen
     from app.view.watched import WatchedTask
 
 
-def target_ids(app: TaskscopeApp) -> list[str]:
+def target_ids(app: Chosen) -> list[str]:
     """The marked tasks in list order, or the selected one when nothing is marked."""
     if app.marked:
         shown = app.shown_ids()
@@ -19,7 +19,7 @@ def target_ids(app: TaskscopeApp) -> list[str]:
     return [selected] if selected is not None else []
 
 
-def targets(app: TaskscopeApp) -> list[WatchedTask]:
+def targets(app: Chosen) -> list[WatchedTask]:
     """The watched tasks of `target_ids`."""
     found = (app.tasks.get(task_id) for task_id in target_ids(app))
     return [watched for watched in found if watched is not None]

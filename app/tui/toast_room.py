@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from textual.app import App
     from textual.screen import Screen
 
+    from app.tui.host import Stacked
+
 
 TOAST_RACK = "#textual-toastrack"
 """Textual's container of a screen's toasts (one per screen)."""
@@ -37,11 +39,11 @@ def watch_screens(app: App[Any]) -> None:
     app.screen_change_signal.subscribe(app, screen_changed)
 
 
-def modal_open(app: App[Any]) -> bool:
+def modal_open(app: Stacked) -> bool:
     """Whether a modal covers the main screen (announcements wait for it to close)."""
     return len(app.screen_stack) > 1
 
 
-def filter_bar_shown(app: App[Any], shown: bool) -> None:
+def filter_bar_shown(app: Stacked, shown: bool) -> None:
     """Lift the main screen's toasts above the filter bar while it is shown."""
     app.screen_stack[0].set_class(shown, "-filtering")

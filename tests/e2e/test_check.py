@@ -149,6 +149,7 @@ LEGACY_VIOLATIONS = [
     ("early-expiry", "tasks-no-early-ttl-expiry", "fail"),
     ("status-notification-partial", "tasks-legacy-status-notifications", "fail"),
     ("cancel-unknown-missing", "tasks-declared-verbs-answer", "fail"),
+    ("tools-call-undeclared", "tasks-legacy-tools-call-declared", "fail"),
 ]
 EXTENSION_VIOLATIONS = [
     ("get-result-type-task", "tasks-result-type-discipline", "fail"),
@@ -264,15 +265,16 @@ def test_the_lifecycle_task_asks_no_ttl_so_the_servers_own_default_is_judged() -
 
 def test_a_server_that_creates_tasks_without_declaring_tools_call_is_reported() -> None:
     """The Python SDK 1.23-1.26 declares `tasks.requests.tools: {}` without `call` yet creates
-    tasks: reported twice (the declaration, then the task created against it), never silently."""
+    tasks: one finding of its own, failed (an undeclared request type MUST be processed
+    normally), whose evidence is the tools/call that made the task."""
     run, found = check_legacy_relay("tools-call-undeclared")
-    assert run.code == 0, run.stderr
-    warned = {cid for cid, check in found.items() if check["verdict"] != "pass"}
-    assert warned == {"tasks-wire-resolvable", "tasks-declared-verbs-answer"}
-    assert {found[cid]["verdict"] for cid in warned} == {"warn"}
-    declared = found["tasks-declared-verbs-answer"]
-    assert "under-declares" in declared["reason"]
-    assert declared["evidence"][0]["method"] == "tools/call"
+    assert run.code == 1, run.stderr
+    broken = {cid for cid, check in found.items() if check["verdict"] != "pass"}
+    assert broken == {"tasks-legacy-tools-call-declared"}
+    under = found["tasks-legacy-tools-call-declared"]
+    assert under["verdict"] == "fail"
+    assert "under-declares" in under["reason"]
+    assert under["evidence"][0]["method"] == "tools/call"
 
 
 def test_an_unstamped_question_asked_before_the_create_result_says_when_it_came() -> None:

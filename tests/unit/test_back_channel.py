@@ -7,7 +7,12 @@ from typing import Any
 
 import pytest
 
-from app.cli.back_channel import legacy_era_hint, refused_for_back_channel
+from app.engine.rpc.back_channel import (
+    INSPECTOR_ON_LEGACY,
+    back_channel_hint,
+    refused_for_back_channel,
+    tools_call_on_legacy,
+)
 from app.engine.rpc.rpc_types import RpcError
 
 MESSAGE = "Elicitation is not available: this request has no back-channel to the client"
@@ -53,6 +58,17 @@ def test_only_the_first_characters_of_a_huge_result_are_read() -> None:
 
 
 def test_the_hint_names_the_legacy_era_command_with_the_tool_quoted() -> None:
-    hint = legacy_era_hint("ask user")
-    assert "legacy era" in hint
+    command = tools_call_on_legacy("ask user")
+    hint = back_channel_hint(RpcError(-32600, MESSAGE), "2026-07-28", command)
+    assert hint is not None and "legacy era" in hint
     assert "taskscope tools call --era legacy --tool-name 'ask user'" in hint
+
+
+def test_the_inspector_gets_the_same_sentence_with_its_own_command() -> None:
+    hint = back_channel_hint(text_result(MESSAGE), "2026-07-28", INSPECTOR_ON_LEGACY)
+    assert hint is not None and "the server's questions need the legacy era" in hint
+    assert "`taskscope --era legacy`" in hint
+
+
+def test_no_hint_on_the_legacy_era() -> None:
+    assert back_channel_hint(RpcError(-32600, MESSAGE), "2025-11-25", INSPECTOR_ON_LEGACY) is None

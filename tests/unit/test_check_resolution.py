@@ -45,3 +45,27 @@ def test_legacy_tasks_on_the_modern_era_still_fail() -> None:
     found = resolved("2026-07-28", {"tasks": {"requests": {"tools": {"call": {}}}}})
     assert found["tasks-wire-resolvable"][0] == "fail"
     assert found["tasks-declaration-hygiene"][0] == "fail"
+
+
+def under_declaration(capabilities: dict[str, Any]) -> tuple[str, str]:
+    """What the resolution scenario alone says of tasks-legacy-tools-call-declared."""
+    info = ServerInfo("s", "1", "2025-11-25", "legacy", capabilities, None, "stdio")
+    judge = Judge(select("legacy"))
+    state = RunState(cast(Probe, None), judge, info, "legacy", None, {})
+    asyncio.run(resolution(state))
+    judge.settle(["tasks-legacy-tools-call-declared"])
+    finding = next(f for f in judge.findings() if f.check.id == "tasks-legacy-tools-call-declared")
+    return finding.verdict, finding.reason
+
+
+def test_a_declared_tools_call_passes_the_under_declaration_check() -> None:
+    tasks = {"list": {}, "requests": {"tools": {"call": {}}}}
+    assert under_declaration({"tasks": tasks})[0] == "pass"
+
+
+def test_tools_without_call_waits_for_a_task_augmented_call_to_decide() -> None:
+    """Declared `requests.tools: {}` is not yet a fault: only a task the server creates anyway
+    shows the under-declaration, so without a tool the check cannot run, and says so."""
+    verdict, reason = under_declaration({"tasks": {"list": {}, "requests": {"tools": {}}}})
+    assert verdict == "could-not-run"
+    assert "--tool-name" in reason

@@ -116,6 +116,16 @@ CHECKS: tuple[Check, ...] = (
         'a -32601"',
     ),
     _check(
+        "tasks-legacy-tools-call-declared",
+        "A server that creates tasks on tools/call declares tasks.requests.tools.call",
+        "legacy",
+        "MUST",
+        "dispatch",
+        f'{S1}, schema (TaskAugmentedRequestParams.task): "receivers MUST declare support for '
+        'task augmentation of specific request types in their capabilities"; for tools/call '
+        "that is tasks.requests.tools.call (the requests set is exhaustive)",
+    ),
+    _check(
         "tasks-legacy-result",
         "tasks/result returns the underlying result with related-task meta",
         "legacy",

@@ -60,7 +60,11 @@ SCENARIOS: tuple[tuple[str, Scenario, tuple[str, ...]], ...] = (
         ),
     ),
     ("legacy", legacy.task_support, ("tasks-legacy-task-support",)),
-    ("legacy", legacy.lifecycle, (*legacy.LIFECYCLE, "tasks-declared-verbs-answer")),
+    (
+        "legacy",
+        legacy.lifecycle,
+        (*legacy.LIFECYCLE, "tasks-declared-verbs-answer", common.UNDER_DECLARATION),
+    ),
     ("legacy", legacy.cancel_working, ("tasks-legacy-cancel-working", "tasks-legal-transitions")),
     ("legacy", legacy.session_binding, ("tasks-legacy-session-binding",)),
     (

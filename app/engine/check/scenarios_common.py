@@ -9,6 +9,9 @@ from app.engine.check.run_state import UNKNOWN_TASK_ID, RunState
 from app.engine.tasks.base import INVALID_PARAMS, METHOD_NOT_FOUND
 from app.engine.tasks.protocol_keys import TASKS_EXTENSION
 
+UNDER_DECLARATION = "tasks-legacy-tools-call-declared"
+"""Judged here when `call` is declared; otherwise by the legacy lifecycle's task-augmented call."""
+
 
 def _capabilities_evidence(state: RunState) -> tuple[Evidence, ...]:
     handshake = "initialize" if state.info.era == "legacy" else "server/discover"
@@ -16,7 +19,8 @@ def _capabilities_evidence(state: RunState) -> tuple[Evidence, ...]:
 
 
 async def resolution(state: RunState) -> None:
-    """tasks-wire-resolvable, tasks-declaration-hygiene, tasks-extension-advertised."""
+    """tasks-wire-resolvable, tasks-declaration-hygiene, tasks-extension-advertised, and a
+    declared tools.call for tasks-legacy-tools-call-declared."""
     judge, evidence = state.judge, _capabilities_evidence(state)
     legacy_tasks = state.capability("tasks")
     extensions = state.capability("extensions")
@@ -30,6 +34,7 @@ async def resolution(state: RunState) -> None:
         )
         judge.skipped("tasks-wire-resolvable", offers_none)
         judge.skipped("tasks-extension-advertised", offers_none)
+        judge.skipped(UNDER_DECLARATION, offers_none)
     elif state.wire == "none":
         judge.violated(
             "tasks-wire-resolvable",
@@ -59,12 +64,16 @@ async def resolution(state: RunState) -> None:
         )
     else:
         judge.passed("tasks-declaration-hygiene", f"only {era}-era task capabilities", evidence)
-    if era == "legacy" and isinstance(legacy_tasks, dict) and not call:
-        judge.warned(
-            "tasks-wire-resolvable",
-            "capabilities.tasks is declared without requests.tools.call: no task may be "
-            "created (an under-declaration, if the server does accept task-augmented calls)",
-            evidence,
+    if call:
+        judge.passed(
+            UNDER_DECLARATION, "capabilities.tasks.requests.tools.call is declared", evidence
+        )
+    elif legacy_tasks is not None:
+        judge.unrun(
+            UNDER_DECLARATION,
+            "capabilities.tasks.requests.tools.call is not declared: only a task-augmented call "
+            "(--tool-name, on a server whose tasks wire resolves) shows whether the server "
+            "creates tasks anyway",
         )
     if state.wire == "extension":
         judge.passed(

@@ -11,6 +11,7 @@ from typing import Any
 from app.engine.check.follow import Followed, expiry_of, follow
 from app.engine.check.probe import Reply
 from app.engine.check.run_state import NEEDS_TOOL, RunState
+from app.engine.check.scenarios_common import UNDER_DECLARATION
 from app.engine.check.shapes import (
     call_tool_result_problems,
     illegal_moves,
@@ -167,6 +168,12 @@ async def lifecycle(state: RunState) -> None:
         return
     reply = await create(state, name, args, f"create a task with {name} (no ttl asked)", None)
     task, variant = task_of(reply)
+    if task is None and state.capability("tasks", "requests", "tools", "call") is None:
+        judge.passed(
+            UNDER_DECLARATION,
+            "without tasks.requests.tools.call, a task-augmented call was processed normally",
+            reply.evidence(),
+        )
     if task is None:
         what = reply.describe() if reply.result is None else "a result without a task object"
         judge.violated(
@@ -178,13 +185,13 @@ async def lifecycle(state: RunState) -> None:
         return
     judge_created(state, task, reply, variant)
     if state.capability("tasks", "requests", "tools", "call") is None:
-        judge.warned(
-            "tasks-declared-verbs-answer",
+        judge.violated(
+            UNDER_DECLARATION,
             "the server under-declares: a task-augmented tools/call created a task although "
             "capabilities.tasks.requests.tools.call is not declared (the Python SDK 1.23-1.26 "
             "declares requests.tools: {}); a client that honours the declaration, taskscope's "
             "tools call --task among them, creates no task here",
-            reply.evidence(),
+            reply.evidence(request=True),
         )
     task_id = str(task.get("taskId"))
     result_call: asyncio.Task[Reply] | None = None

@@ -11,15 +11,15 @@ from app.view.source import SourceUnavailable
 from widgets.plain import toast
 
 if TYPE_CHECKING:
-    from app.tui.app import TaskscopeApp
+    from app.tui.host import Advertising
 
 
-def advertised_capabilities(app: TaskscopeApp) -> None:
+def advertised_capabilities(app: Advertising) -> None:
     """Choose the server, show its toggles and apply them, in a worker (they wait on the user)."""
     app.run_worker(_choose_and_apply(app), group="actions", exit_on_error=False)
 
 
-async def _choose_and_apply(app: TaskscopeApp) -> None:
+async def _choose_and_apply(app: Advertising) -> None:
     from app.engine.rpc.era import is_modern_version
     from app.tui.server_choice import choose_server
     from widgets.advertised_screen import AdvertisedScreen

@@ -9,11 +9,11 @@ from widgets.plain import toast
 
 if TYPE_CHECKING:
     from app.engine.tasks.models import InputRequest
-    from app.tui.app import TaskscopeApp
+    from app.tui.host import Answering
     from widgets.input_inbox import InboxEntry
 
 
-def answer_selected(app: TaskscopeApp) -> None:
+def answer_selected(app: Answering) -> None:
     """Open the selected task's pending questions one after another, in the order the server
     asked them; Later (or a failed send) stops there."""
     selected = app.table.selected_task_id
@@ -28,7 +28,7 @@ def answer_selected(app: TaskscopeApp) -> None:
     )
 
 
-async def answer_in_order(app: TaskscopeApp, task_id: str) -> None:
+async def answer_in_order(app: Answering, task_id: str) -> None:
     """Answer the task's pending questions in asking order until none is left or one is put off."""
     answered: set[str] = set()
     while (watched := app.tasks.get(task_id)) is not None:
@@ -38,7 +38,7 @@ async def answer_in_order(app: TaskscopeApp, task_id: str) -> None:
         answered.add(request.key)
 
 
-def answer_stray(app: TaskscopeApp, request: InputRequest) -> None:
+def answer_stray(app: Answering, request: InputRequest) -> None:
     """Open a question outside any task at once; until it closes, the others asked meanwhile
     wait in the inbox (`PendingInputs.stray_open`)."""
     inputs = app.inputs
@@ -53,7 +53,7 @@ def answer_stray(app: TaskscopeApp, request: InputRequest) -> None:
     app.run_worker(run(), group="input", exit_on_error=False, name="answer")
 
 
-def answer_roots(app: TaskscopeApp, request: InputRequest) -> None:
+def answer_roots(app: Answering, request: InputRequest) -> None:
     """Answer a `roots/list` from `--root` at once; the timeline says what was sent (a question
     outside any task gets a short toast saying so)."""
 
@@ -65,7 +65,7 @@ def answer_roots(app: TaskscopeApp, request: InputRequest) -> None:
     app.run_worker(send(), group="input", exit_on_error=False, name="roots/list")
 
 
-async def answer_request(app: TaskscopeApp, request: InputRequest) -> dict[str, Any] | None:
+async def answer_request(app: Answering, request: InputRequest) -> dict[str, Any] | None:
     """Open the modal for one input request (the input modals' entry point); call it from a
     worker. The acknowledged response, or None when nothing was sent."""
     from app.tui.inputs import open_input
@@ -105,7 +105,7 @@ async def answer_request(app: TaskscopeApp, request: InputRequest) -> dict[str, 
     return answered
 
 
-def inbox_entries(app: TaskscopeApp) -> list[InboxEntry]:
+def inbox_entries(app: Answering) -> list[InboxEntry]:
     """Every input request a watched task is waiting on, with when it was first seen."""
     from widgets.input_inbox import InboxEntry
 
@@ -113,7 +113,7 @@ def inbox_entries(app: TaskscopeApp) -> list[InboxEntry]:
     return [InboxEntry(request, server_of(app, request), arrived) for request, arrived in pending]
 
 
-def server_of(app: TaskscopeApp, request: InputRequest) -> str:
+def server_of(app: Answering, request: InputRequest) -> str:
     """The name of the server that asked `request`: one of several (its row keys say which),
     else the one watched."""
     names = app.source.servers()
@@ -126,7 +126,7 @@ def server_of(app: TaskscopeApp, request: InputRequest) -> str:
     return app.info.server_name if app.info else ""
 
 
-def open_inbox(app: TaskscopeApp) -> None:
+def open_inbox(app: Answering) -> None:
     """`i`: the inbox of every pending question."""
     from widgets.input_inbox import InputInbox
 
@@ -139,7 +139,7 @@ def open_inbox(app: TaskscopeApp) -> None:
     )
 
 
-def refresh_inbox(app: TaskscopeApp) -> None:
+def refresh_inbox(app: Answering) -> None:
     """Bring an open inbox up to date with the tasks."""
     if len(app.screen_stack) < 2:
         return  # only the main screen: no inbox is open (nor its module loaded)

@@ -13,13 +13,13 @@ from app.tui.targets import targets as chosen_tasks
 from widgets.plain import toast
 
 if TYPE_CHECKING:
-    from app.tui.app import TaskscopeApp
+    from app.tui.host import Cancelling
 
 LISTED_AT_MOST = 8
 """How many tasks the confirmation names before "… and N more"."""
 
 
-def cancel_tasks(app: TaskscopeApp) -> None:
+def cancel_tasks(app: Cancelling) -> None:
     """Ask to confirm, naming the tasks, then send one `tasks/cancel` each."""
     targets = [
         watched
@@ -48,12 +48,12 @@ def cancel_tasks(app: TaskscopeApp) -> None:
     app.push_screen(ConfirmModal(title, body, yes="Cancel tasks", no="Keep"), confirmed)
 
 
-def send_cancel(app: TaskscopeApp, task_ids: list[str]) -> None:
+def send_cancel(app: Cancelling, task_ids: list[str]) -> None:
     """Cancel each task in a worker; a cooperative cancel is shown as requested."""
     app.run_worker(_cancel(app, task_ids), group="actions", exit_on_error=False, name="cancel")
 
 
-def _cooperative(app: TaskscopeApp, task_id: str) -> bool:
+def _cooperative(app: Cancelling, task_id: str) -> bool:
     """Whether the task's server cancels cooperatively (the extension wire): its own wire when
     known (each of several servers has its own), else the server's."""
     watched = app.tasks.get(task_id)
@@ -62,7 +62,7 @@ def _cooperative(app: TaskscopeApp, task_id: str) -> bool:
     return app.info is not None and app.info.capabilities.wire == "extension"
 
 
-async def _cancel(app: TaskscopeApp, task_ids: list[str]) -> None:
+async def _cancel(app: Cancelling, task_ids: list[str]) -> None:
     failures: list[tuple[str, str]] = []
     for task_id in task_ids:
         cooperative = _cooperative(app, task_id)
@@ -77,7 +77,7 @@ async def _cancel(app: TaskscopeApp, task_ids: list[str]) -> None:
         _tell_failures(app, failures)
 
 
-def _tell_failures(app: TaskscopeApp, failures: list[tuple[str, str]]) -> None:
+def _tell_failures(app: Cancelling, failures: list[tuple[str, str]]) -> None:
     """One toast for every cancel that failed (a refused bulk cancel made one per task): the
     task and why when one failed, else how many and the first's reason."""
     task_id, reason = failures[0]

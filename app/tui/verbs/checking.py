@@ -21,8 +21,8 @@ from widgets.plain import toast
 
 if TYPE_CHECKING:
     from app.engine.check.model import Finding, RunReport
-    from app.tui.app import TaskscopeApp
     from app.tui.check_run import CheckRun
+    from app.tui.host import Checking
     from app.tui.live import LiveSource
     from app.tui.server_choice import ChosenServer
     from app.view.exchanges import Exchange
@@ -39,7 +39,7 @@ EXPORTS: dict[str, tuple[str, str]] = {
 """Each export format: its file suffix and its line in the format picker."""
 
 
-def check_server(app: TaskscopeApp) -> None:
+def check_server(app: Checking) -> None:
     """Choose the server and the tool, say what the check will do, then start it."""
     if app.check_run is not None:
         toast(app, "A check is already running; close its screen first.", severity="warning")
@@ -47,7 +47,7 @@ def check_server(app: TaskscopeApp) -> None:
     app.run_worker(_choose_and_check(app), group="actions", exit_on_error=False, name="check")
 
 
-async def _choose_and_check(app: TaskscopeApp) -> None:
+async def _choose_and_check(app: Checking) -> None:
     from app.engine.check.catalog import select
     from app.engine.check.runner import needs_tool
     from app.view.check_progress import check_plan
@@ -90,7 +90,7 @@ async def _choose_and_check(app: TaskscopeApp) -> None:
         start_check(app, live, check_title(chosen, tool), tool)
 
 
-async def _server_to_check(app: TaskscopeApp) -> ChosenServer | None:
+async def _server_to_check(app: Checking) -> ChosenServer | None:
     """The selected row's server when several are watched (the picker asks if no row is
     selected); else the one server."""
     from app.tui.server_choice import ChosenServer, choose_server
@@ -129,7 +129,7 @@ def check_title(chosen: ChosenServer, tool: str | None) -> Text:
     return title
 
 
-def start_check(app: TaskscopeApp, live: LiveSource, title: Text, tool: str | None) -> None:
+def start_check(app: Checking, live: LiveSource, title: Text, tool: str | None) -> None:
     """Open the check screen and run the check of `live`'s server with `tool` (None: none)."""
     from app.engine.check.runner import CheckSettings
     from app.tui.check_run import CheckRun
@@ -141,12 +141,12 @@ def start_check(app: TaskscopeApp, live: LiveSource, title: Text, tool: str | No
     app.check_run = run
 
     def dismissed(_: None) -> None:
-        app.workers.cancel_group(app, CHECK_GROUP)  # its worker closes the session
+        worker.cancel()  # it closes the session
         if app.check_run is run:
             app.check_run = None
 
     app.push_screen(screen, dismissed)
-    app.run_worker(
+    worker = app.run_worker(
         _run(run, screen), group=CHECK_GROUP, exclusive=True, exit_on_error=False, name="check"
     )
 
@@ -170,7 +170,7 @@ async def _run(run: CheckRun, screen: CheckScreen) -> None:
         await run.close()
 
 
-def open_evidence(app: TaskscopeApp, finding: Finding) -> None:
+def open_evidence(app: Checking, finding: Finding) -> None:
     """Open the frames behind `finding` in the exchange view (a picker first when it cites
     several exchanges)."""
     from app.tui.panes import show_exchange
@@ -198,7 +198,7 @@ def open_evidence(app: TaskscopeApp, finding: Finding) -> None:
     app.push_screen(ChoicePicker(f"Frames behind {finding.check.id}", choices), chosen)
 
 
-def export_report(app: TaskscopeApp, report: RunReport) -> None:
+def export_report(app: Checking, report: RunReport) -> None:
     """Ask the format (JSON, JUnit XML, Markdown), then the file, and write the report there
     (0600)."""
     from widgets.choice_picker import ChoicePicker
@@ -212,7 +212,7 @@ def export_report(app: TaskscopeApp, report: RunReport) -> None:
     app.push_screen(ChoicePicker("Export the check report as", choices), chosen)
 
 
-def _ask_path(app: TaskscopeApp, report: RunReport, name: str) -> None:
+def _ask_path(app: Checking, report: RunReport, name: str) -> None:
     from app.tui.verbs.saving import write_file
     from app.view.export import default_path
     from widgets.confirm import TextPrompt

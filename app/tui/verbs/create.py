@@ -5,22 +5,23 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from app.engine.safety.sanitize import one_line
+from app.tui.legacy_era_note import note_if_no_back_channel
 from app.tui.messages import TaskEventsArrived
 from app.tui.problems import describe
 from widgets.plain import toast
 
 if TYPE_CHECKING:
-    from app.tui.app import TaskscopeApp
+    from app.tui.host import Creating
     from app.tui.server_choice import ChosenServer
     from widgets.arguments_form import CreateRequest
 
 
-def new_task(app: TaskscopeApp) -> None:
+def new_task(app: Creating) -> None:
     """Start the tool picker, the form and the call in a worker (they wait on the user)."""
     app.run_worker(_pick_and_create(app), group="actions", exit_on_error=False, name="new task")
 
 
-async def _pick_and_create(app: TaskscopeApp) -> None:
+async def _pick_and_create(app: Creating) -> None:
     """Server (when several are watched), tool picker, then arguments form, then the call."""
     from app.tui.server_choice import choose_server
     from widgets.arguments_form import ArgumentsForm
@@ -49,26 +50,29 @@ async def _pick_and_create(app: TaskscopeApp) -> None:
 
 
 async def create_task(
-    app: TaskscopeApp, request: CreateRequest, on: ChosenServer | None = None
+    app: Creating, request: CreateRequest, on: ChosenServer | None = None
 ) -> None:
     """Run one tool call on the chosen server (the one watched, by default); a task is watched,
     a synchronous answer becomes a finished row."""
     source = on.source if on is not None else app.source
+    info = on.info if on is not None else app.info
     try:
         outcome = await source.create(
             request.tool, request.arguments, ttl_ms=request.ttl_ms, as_task=request.as_task
         )
     except Exception as exc:
         toast(app, describe(exc), title=f"{one_line(request.tool, 40)} failed", severity="error")
+        note_if_no_back_channel(app, info, exc)
         return
     if outcome.task is not None:
         toast(app, f"Task {one_line(outcome.task.task_id, 40)} created", timeout=3)
         return
     _show_synchronous(app, request.tool, outcome.sync_result or {}, on)
+    note_if_no_back_channel(app, info, outcome.sync_result or {})
 
 
 def _show_synchronous(
-    app: TaskscopeApp, tool: str, result: dict[str, Any], on: ChosenServer | None
+    app: Creating, tool: str, result: dict[str, Any], on: ChosenServer | None
 ) -> None:
     """A call answered at once: a finished row marked "answered synchronously" (on the row of
     its server, when several are watched)."""

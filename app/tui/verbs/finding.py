@@ -12,11 +12,11 @@ from widgets.plain import toast
 
 if TYPE_CHECKING:
     from app.engine.record.recording import SessionInfo
-    from app.tui.app import TaskscopeApp
+    from app.tui.host import Watching
     from app.view.known_tasks import KnownTasks, KnownTasksOfServers
 
 
-def watch_on_connect(app: TaskscopeApp, info: SessionInfo) -> None:
+def watch_on_connect(app: Watching, info: SessionInfo) -> None:
     """On connecting: adopt the tasks remembered for this server, and import `tasks/list` where
     the server has one (quietly: only new tasks are worth a toast)."""
     if app.remember_tasks:
@@ -30,7 +30,7 @@ def watch_on_connect(app: TaskscopeApp, info: SessionInfo) -> None:
         import_list(app, quiet=True)
 
 
-def _resume_known(app: TaskscopeApp, known: KnownTasks | KnownTasksOfServers) -> None:
+def _resume_known(app: Watching, known: KnownTasks | KnownTasksOfServers) -> None:
     """Adopt every task id remembered for this server; the poller finds out which live."""
     from app.view.source import SourceUnavailable
 
@@ -52,7 +52,7 @@ def _resume_known(app: TaskscopeApp, known: KnownTasks | KnownTasksOfServers) ->
         )
 
 
-def list_tasks(app: TaskscopeApp) -> None:
+def list_tasks(app: Watching) -> None:
     """Watch every task the server lists, forgotten ones too (legacy wire only)."""
     capabilities = app.info.capabilities if app.info else None
     if capabilities is None or capabilities.wire != "legacy" or not capabilities.list:
@@ -62,12 +62,12 @@ def list_tasks(app: TaskscopeApp) -> None:
     import_list(app, quiet=False)
 
 
-def import_list(app: TaskscopeApp, *, quiet: bool) -> None:
+def import_list(app: Watching, *, quiet: bool) -> None:
     """Run `tasks/list` in a worker; `quiet` says nothing when it found no new task."""
     app.run_worker(_import(app, quiet), group="actions", exit_on_error=False, name="tasks/list")
 
 
-async def _import(app: TaskscopeApp, quiet: bool) -> None:
+async def _import(app: Watching, quiet: bool) -> None:
     try:
         count = await app.source.list_tasks()
     except Exception as exc:
@@ -77,12 +77,12 @@ async def _import(app: TaskscopeApp, quiet: bool) -> None:
         toast(app, f"tasks/list: {count} new task{'s' if count != 1 else ''}", timeout=3)
 
 
-def adopt_task(app: TaskscopeApp) -> None:
+def adopt_task(app: Watching) -> None:
     """Ask for a task id (and, when several servers are watched, whose) and watch it."""
     app.run_worker(_adopt(app), group="actions", exit_on_error=False, name="adopt")
 
 
-async def _adopt(app: TaskscopeApp) -> None:
+async def _adopt(app: Watching) -> None:
     from app.engine.tasks.server_keys import row_key
     from widgets.confirm import TextPrompt
 
@@ -114,7 +114,7 @@ async def _adopt(app: TaskscopeApp) -> None:
     toast(app, f"Watching {shown}" if watching else f"{shown} is already watched")
 
 
-def forget_tasks(app: TaskscopeApp) -> None:
+def forget_tasks(app: Watching) -> None:
     """Stop watching the chosen tasks and drop their rows and remembered ids."""
     targets = target_ids(app)
     for task_id in targets:
@@ -126,7 +126,7 @@ def forget_tasks(app: TaskscopeApp) -> None:
         toast(app, f"Forgot {len(targets)} task{'s' if len(targets) != 1 else ''}", timeout=3)
 
 
-def clear_gone(app: TaskscopeApp) -> None:
+def clear_gone(app: Watching) -> None:
     """Remove every row the server no longer knows (forgotten, expired, not found), and their
     ids from the known-task store."""
     gone = [watched.task_id for watched in app.tasks.tasks.values() if watched.gone]
@@ -136,7 +136,7 @@ def clear_gone(app: TaskscopeApp) -> None:
     toast(app, f"Cleared {count} row{'s' if count != 1 else ''} the server no longer knows")
 
 
-def _drop_rows(app: TaskscopeApp, task_ids: list[str]) -> None:
+def _drop_rows(app: Watching, task_ids: list[str]) -> None:
     """Drop the tasks' rows and marks; later events about them are ignored."""
     for task_id in task_ids:
         app.dismissed.add(task_id)

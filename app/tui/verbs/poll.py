@@ -9,10 +9,10 @@ from app.tui.targets import targets as chosen_tasks
 from widgets.plain import toast
 
 if TYPE_CHECKING:
-    from app.tui.app import TaskscopeApp
+    from app.tui.host import Polling
 
 
-def poll_now(app: TaskscopeApp) -> None:
+def poll_now(app: Polling) -> None:
     """Poll every chosen open task at once (a finished or synchronous one is not polled)."""
     from app.view.formatting import STATUS_WORDS
     from app.view.poll_feedback import poll_feedback

@@ -12,10 +12,10 @@ from app.tui.targets import targets as chosen_tasks
 from widgets.plain import toast
 
 if TYPE_CHECKING:
-    from app.tui.app import TaskscopeApp
+    from app.tui.host import Saving, Screens
 
 
-def copy_json(app: TaskscopeApp) -> None:
+def copy_json(app: Saving) -> None:
     """Copy the chosen tasks' JSON to the clipboard (OSC 52)."""
     from app.view.export import tasks_json
 
@@ -27,7 +27,7 @@ def copy_json(app: TaskscopeApp) -> None:
     toast(app, f"Copied the JSON of {count} task{'s' if count != 1 else ''} (OSC 52)")
 
 
-def save_json(app: TaskscopeApp) -> None:
+def save_json(app: Saving) -> None:
     """Save the chosen tasks' JSON to a file the user names."""
     from app.view.export import default_path, tasks_json
 
@@ -36,7 +36,7 @@ def save_json(app: TaskscopeApp) -> None:
         save(app, tasks_json(targets), default_path("taskscope-tasks", app.clock()))
 
 
-def export_tasks(app: TaskscopeApp) -> None:
+def export_tasks(app: Saving) -> None:
     """Export the marked (or selected) tasks' lives: Markdown, or JSON for a `.json` path."""
     from app.engine.record.export import export_file_name, render
     from app.view.export import default_path, export_json, shown_lives
@@ -66,7 +66,7 @@ def export_tasks(app: TaskscopeApp) -> None:
     )
 
 
-def save(app: TaskscopeApp, text: str, suggested: str) -> None:
+def save(app: Screens, text: str, suggested: str) -> None:
     """Ask where to save `text` (offering `suggested`) and write it there."""
     from widgets.confirm import TextPrompt
 
@@ -77,7 +77,7 @@ def save(app: TaskscopeApp, text: str, suggested: str) -> None:
     app.push_screen(TextPrompt("Save JSON to a file", value=suggested), write)
 
 
-def write_file(app: TaskscopeApp, path: str, text: str, *, private: bool = False) -> None:
+def write_file(app: Screens, path: str, text: str, *, private: bool = False) -> None:
     """Write `text` to `path` in a worker thread and say where it went; `private`: as the
     user's own (0600, never through a symlink), for a report that quotes a server's frames."""
     app.run_worker(
@@ -85,7 +85,7 @@ def write_file(app: TaskscopeApp, path: str, text: str, *, private: bool = False
     )
 
 
-async def _write(app: TaskscopeApp, path: str, text: str, private: bool) -> None:
+async def _write(app: Screens, path: str, text: str, private: bool) -> None:
     from app.engine.paths import write_private
     from app.view.export import write_json
 

@@ -10,10 +10,10 @@ from app.tui.problems import describe
 from widgets.plain import toast
 
 if TYPE_CHECKING:
-    from app.tui.app import TaskscopeApp
+    from app.tui.host import Connected
 
 
-def sign_out(app: TaskscopeApp) -> None:
+def sign_out(app: Connected) -> None:
     """Ask, then remove the stored tokens and client registration of this server."""
     from widgets.confirm import ConfirmModal
 
@@ -30,7 +30,7 @@ def sign_out(app: TaskscopeApp) -> None:
     app.push_screen(ConfirmModal("Sign out", body, yes="Sign out", no="Keep"), confirmed)
 
 
-async def _sign_out(app: TaskscopeApp, server: str) -> None:
+async def _sign_out(app: Connected, server: str) -> None:
     try:
         removed = await app.source.sign_out()
     except Exception as exc:
