@@ -228,7 +228,10 @@ async def test_an_id_the_server_never_knew_is_not_found_not_forgotten(
         assert row.status == "not_found" and not row.forgotten and not row.expired
         entry = next(e for e in row.timeline if e.kind == "not found")
         assert entry.detail is not None and entry.detail.startswith("the server does not know")
-        assert "The server does not know the id no-such-task-typo." in toasts(app)
+        # the note is told after the row changes (and merged with others of its kind)
+        await wait_for(
+            pilot, lambda: "The server does not know the id no-such-task-typo." in toasts(app)
+        )
         overview = plain(overview_table(row))
         assert "does not know this id" in overview and "TTL" not in overview
         await pilot.press("ctrl+p")
