@@ -72,8 +72,10 @@ what tells two runs of one tool apart; Marks say what the server waits on; the S
 (shown only while several servers are watched) says whose task it is, and the tool names the
 row. The mark, status and message columns are never dropped."""
 
-SHRINK_ORDER: tuple[str, ...] = ("marks", "server", "tool", "status")
-"""Cut to their `min_width` (with "…"), in this order, when even the kept columns do not fit."""
+SHRINK_ORDER: tuple[tuple[str, ...], ...] = (("marks", "server", "tool"), ("status",))
+"""Cut towards their `min_width` (with "…") when even the kept columns do not fit: a cell at a
+time from the column of the first group furthest above its minimum (so a cut is spread, and a
+short server name is not cut while a long tool name stays whole), the status last."""
 
 KEPT_BY_SHRINKING: frozenset[str] = frozenset({"id", "marks", "server", "tool"})
 """Columns dropped only when cutting the `SHRINK_ORDER` columns cannot make room enough: at 80
@@ -115,9 +117,9 @@ def fit_columns(available: int, content: Mapping[str, int]) -> ColumnLayout:
     """The columns to show in `available` cells, given each sized column's widest cell.
 
     Drops columns in `DROP_ORDER` until the message keeps `MESSAGE_MIN_WIDTH` (the columns
-    `KEPT_BY_SHRINKING` only while shrinking cannot make room), then shrinks in `SHRINK_ORDER`;
-    the message gets the rest (at least one cell: on a terminal too narrow even for that the row
-    is cut at the right edge).
+    `KEPT_BY_SHRINKING` only while shrinking cannot make room), then shrinks the `SHRINK_ORDER`
+    columns; the message gets the rest (at least one cell: on a terminal too narrow even for
+    that the row is cut at the right edge).
     """
     widths = {
         column.key: column_width(column, content.get(column.key, 0))
@@ -130,8 +132,10 @@ def fit_columns(available: int, content: Mapping[str, int]) -> ColumnLayout:
     def needed() -> int:
         return sum(widths[key] + pad for key in shown) + pad + MESSAGE_MIN_WIDTH
 
+    shrinking = [key for group in SHRINK_ORDER for key in group]
+
     def spare() -> int:
-        return sum(widths[key] - _BY_KEY[key].min_width for key in SHRINK_ORDER if key in shown)
+        return sum(widths[key] - _BY_KEY[key].min_width for key in shrinking if key in shown)
 
     for key in DROP_ORDER:
         if needed() <= available:
@@ -140,15 +144,13 @@ def fit_columns(available: int, content: Mapping[str, int]) -> ColumnLayout:
             break
         if key in shown:
             shown.remove(key)
-    excess = needed() - available
-    for key in SHRINK_ORDER:
-        if excess <= 0:
-            break
-        if key in shown:
-            cut = min(excess, widths[key] - _BY_KEY[key].min_width)
-            if cut > 0:
-                widths[key] -= cut
-                excess -= cut
+    for group in SHRINK_ORDER:
+        for _ in range(max(needed() - available, 0)):
+            slack = {key: widths[key] - _BY_KEY[key].min_width for key in group if key in shown}
+            widest = max(slack, key=slack.__getitem__, default=None)
+            if widest is None or slack[widest] <= 0:
+                break
+            widths[widest] -= 1
     used = sum(widths[key] + pad for key in shown) + pad
     slots = [ColumnSlot(key, _BY_KEY[key].label, widths[key]) for key in shown]
     slots.append(ColumnSlot("message", _BY_KEY["message"].label, max(available - used, 1)))
