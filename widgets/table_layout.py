@@ -2,7 +2,7 @@
 
 The list never scrolls sideways: `fit_columns` sizes each column to its content (clamped to the
 column's bounds), drops the least useful columns until the status message keeps at least
-`MESSAGE_MIN_WIDTH` cells (the task id, marks, server and tool only when cutting what can shrink
+`MESSAGE_MIN_WIDTH` cells (marks, the task id, server and tool only when cutting what can shrink
 is not enough), shrinks what can shrink if that is still too wide, and gives the message every
 cell left. Pure functions of widths, so the table's layout is tested without a
 screen.
@@ -59,25 +59,26 @@ DROP_ORDER: tuple[str, ...] = (
     "age",
     "progress",
     "next",
-    "id",
     "marks",
+    "id",
     "server",
     "tool",
 )
 """Least useful first: the columns given up, in this order, when the terminal is too narrow.
 
 TTL left, Changed and Age are in the detail pane and matter least at a glance; progress is often
-in the message too; Next poll says what the poller is doing; the task id (its short form) is
-what tells two runs of one tool apart; Marks say what the server waits on; the Server column
-(shown only while several servers are watched) says whose task it is, and the tool names the
-row. The mark, status and message columns are never dropped."""
+in the message too; Next poll says what the poller is doing; Marks say what the server waits
+on (the status and message mostly say it too); the task id (its short form) is what tells two
+runs of one tool apart; the Server column (shown only while several servers are watched) says
+whose task it is, and the tool names the row. The mark, status and message columns are never
+dropped."""
 
 SHRINK_ORDER: tuple[tuple[str, ...], ...] = (("marks", "server", "tool"), ("status",))
 """Cut towards their `min_width` (with "…") when even the kept columns do not fit: a cell at a
 time from the column of the first group furthest above its minimum (so a cut is spread, and a
 short server name is not cut while a long tool name stays whole), the status last."""
 
-KEPT_BY_SHRINKING: frozenset[str] = frozenset({"id", "marks", "server", "tool"})
+KEPT_BY_SHRINKING: frozenset[str] = frozenset({"marks", "id", "server", "tool"})
 """Columns dropped only when cutting the `SHRINK_ORDER` columns cannot make room enough: at 80
 columns the short task id stays beside a cut tool name, with several servers too."""
 
@@ -132,10 +133,8 @@ def fit_columns(available: int, content: Mapping[str, int]) -> ColumnLayout:
     def needed() -> int:
         return sum(widths[key] + pad for key in shown) + pad + MESSAGE_MIN_WIDTH
 
-    shrinking = [key for group in SHRINK_ORDER for key in group]
-
-    def spare() -> int:
-        return sum(widths[key] - _BY_KEY[key].min_width for key in shrinking if key in shown)
+    def spare() -> int:  # the status is cut only when nothing else can go
+        return sum(widths[key] - _BY_KEY[key].min_width for key in SHRINK_ORDER[0] if key in shown)
 
     for key in DROP_ORDER:
         if needed() <= available:
