@@ -49,8 +49,10 @@ _FIELDS: tuple[tuple[str, int], ...] = (
     ("http", 3),
 )
 """Each field of a line and its cells on a narrow log."""
-GROWN_WIDTHS = {"method": 40, "task": 48}
-"""The widest the method and task columns grow to on a wide log, taking turns for each cell."""
+GROWTH: tuple[tuple[str, int], ...] = (("method", 28), ("task", 48), ("method", 40))
+"""How a wide log's room is handed out, in turn: the method column up to 28 cells (every tasks
+method whole, `notifications/tasks/status` too), the task column up to 48 (`server · id` of a
+UUID), then the method column up to 40."""
 ERROR_ROOM = 24
 """Cells the error text keeps on screen before the method and task columns grow."""
 _ERROR_WIDTH = 60
@@ -64,15 +66,14 @@ TASK_FIELD = [key for key, _ in _FIELDS].index("task")
 
 @functools.lru_cache(maxsize=8)
 def field_widths(width: int) -> tuple[int, ...]:
-    """Each field's cells (in `_FIELDS` order) on a log `width` cells wide: the method and task
-    columns share what the fixed fields and `ERROR_ROOM` leave, each up to `GROWN_WIDTHS`."""
+    """Each field's cells (in `_FIELDS` order) on a log `width` cells wide: what the fixed
+    fields and `ERROR_ROOM` leave goes to the method and task columns as `GROWTH` says."""
     widths = dict(_FIELDS)
     spare = width - sum(cells + 1 for cells in widths.values()) - 2 - ERROR_ROOM
-    for _ in range(max(spare, 0)):
-        growing = [key for key, most in GROWN_WIDTHS.items() if widths[key] < most]
-        if not growing:
-            break
-        widths[min(growing, key=lambda key: widths[key] - dict(_FIELDS)[key])] += 1
+    for key, most in GROWTH:
+        grown = min(max(most - widths[key], 0), max(spare, 0))
+        widths[key] += grown
+        spare -= grown
     return tuple(widths.values())
 
 
