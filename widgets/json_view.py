@@ -78,7 +78,7 @@ class JsonView(Tree[JsonChildren | None]):
         away), so cut text always shows it is cut."""
         strip = super().render_line(y)
         scroll_x, scroll_y = self.scroll_offset
-        width = self.size.width
+        width = self.scrollable_content_region.width  # a vertical scrollbar takes its cells
         node = self.get_node_at_line(scroll_y + y)
         if node is None or width < 2 or self._line_cells(node) <= scroll_x + width:
             return strip

@@ -74,7 +74,8 @@ async def test_the_rpc_log_keeps_the_short_id_of_a_task_of_several_servers(width
 
 class TreeHost(App[None]):
     def compose(self) -> ComposeResult:
-        yield JsonView({"text": "Report for Q3: " + "revenue up 4.2% " * 8}, id="tree")
+        rows = {f"row {index}": index for index in range(20)}  # a vertical scrollbar too
+        yield JsonView({"text": "Report for Q3: " + "revenue up 4.2% " * 8, **rows}, id="tree")
 
 
 async def test_a_json_value_cut_at_the_pane_edge_ends_with_an_ellipsis() -> None:
