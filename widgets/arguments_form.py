@@ -4,6 +4,8 @@ Flat object schemas become one field per property (`app.engine.forms.schema_form
 `widgets.input_form`); anything the form cannot express opens the JSON editor, validated against
 the schema before the call is sent. On the legacy wire a TTL field and a "run as task" switch
 follow the tool's `taskSupport`; on the extension wire the server decides, so neither is shown.
+As in the answer modals, the title and the status, buttons and keys stay on screen while the
+description, the fields (or the JSON) and the task options scroll between them.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from app.engine.safety.sanitize import clean_text, one_line, safe_text
 from widgets.css_paths import MODALS_CSS
 from widgets.input_form import (
     FormField,
+    RawValue,
     checked_content,
     field_hint,
     field_widget,
@@ -91,35 +94,40 @@ class ArgumentsForm(ModalScreen[CreateRequest | None]):
         self.as_task, self.task_editable, self.task_reason = task_choice(tool, can_create_tasks)
         self.fields: list[FormField] = []
         self.json_mode = self.spec is None
+        self._left_out: dict[str, RawValue] = {}
+        """What was typed in the fields that did not check when the form went to JSON."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="arguments-body"):
             title = Text("Run ", style="bold")
             title.append(one_line(self.tool.name, 60), "bold")
             yield Static(title, id="arguments-title")
-            if self.tool.description:
-                yield Static(safe_text(self.tool.description, max_len=400), id="arguments-about")
-            with VerticalScroll(id="arguments-fields", can_focus=False):
-                if self.spec is not None and not self.spec.fields:
-                    yield Static(Text("This tool takes no arguments.", style="dim"))
-                for index, field in enumerate(self.spec.fields if self.spec else ()):
-                    yield from self._compose_field(index, field)
-            if self.unsupported:
-                note = f"The form cannot show this schema ({self.unsupported}); edit the JSON."
-                yield Static(safe_text(note), id="arguments-unsupported")
-            yield TextArea(
-                json.dumps(self._start_content(), indent=2),
-                id="arguments-json",
-                soft_wrap=True,
-                tab_behavior="focus",
-                show_line_numbers=False,
-            )
-            yield from self._compose_task_options()
-            yield Static("", id="arguments-status")
-            with Horizontal(id="arguments-buttons"):
-                yield Button("Run", variant="primary", id="arguments-run")
-                yield Button("Close", id="arguments-close")
-            yield Static(JSON_KEYS if self.json_mode else FORM_KEYS, id="arguments-keys")
+            with VerticalScroll(id="arguments-main", can_focus=False):
+                if self.tool.description:
+                    about = safe_text(self.tool.description, max_len=400)
+                    yield Static(about, id="arguments-about")
+                with Vertical(id="arguments-fields"):
+                    if self.spec is not None and not self.spec.fields:
+                        yield Static(Text("This tool takes no arguments.", style="dim"))
+                    for index, field in enumerate(self.spec.fields if self.spec else ()):
+                        yield from self._compose_field(index, field)
+                if self.unsupported:
+                    note = f"The form cannot show this schema ({self.unsupported}); edit the JSON."
+                    yield Static(safe_text(note), id="arguments-unsupported")
+                yield TextArea(
+                    json.dumps(self._start_content(), indent=2),
+                    id="arguments-json",
+                    soft_wrap=True,
+                    tab_behavior="focus",
+                    show_line_numbers=False,
+                )
+                yield from self._compose_task_options()
+            with Vertical(id="arguments-foot"):
+                yield Static("", id="arguments-status")
+                with Horizontal(id="arguments-buttons"):
+                    yield Button("Run", variant="primary", id="arguments-run")
+                    yield Button("Close", id="arguments-close")
+                yield Static(JSON_KEYS if self.json_mode else FORM_KEYS, id="arguments-keys")
 
     def _compose_field(self, index: int, field: FieldSpec) -> ComposeResult:
         with Vertical(classes="form-field"):
@@ -195,7 +203,11 @@ class ArgumentsForm(ModalScreen[CreateRequest | None]):
         self.query_one("#ttl", Input).disabled = not event.value
 
     def action_toggle_json(self) -> None:
-        """Switch between the form and the JSON editor, carrying the values across."""
+        """Switch between the form and the JSON editor, carrying the values across: the form
+        goes to JSON even when some fields do not check (those are left out, and what was typed
+        in them is kept for the way back); JSON goes back to the form unless it holds something
+        the form cannot show (an empty required field is the form's to mark)."""
+        note = ""
         if self.json_mode:
             if self.spec is None:
                 self._status("This schema has no form; only JSON can express it.", error=True)
@@ -204,19 +216,40 @@ class ArgumentsForm(ModalScreen[CreateRequest | None]):
             if value is None:
                 self._status("; ".join(problems[:3]), error=True)
                 return
-            if validate_answer(self.spec, value):
+            if any(name in value for name in validate_answer(self.spec, value)):
                 self._status("These values do not fit the form; keep editing the JSON.", True)
                 return
             for field in self.fields:
-                self._set_widget(field, initial_raw(field.spec, value.get(field.spec.name)))
+                name = field.spec.name
+                if name in value or name not in self._left_out:
+                    self._set_widget(field, initial_raw(field.spec, value.get(name)))
+                    field.show_error(None)
+                else:  # typed before going to JSON, still not valid: marked again
+                    self._set_widget(field, self._left_out[name])
+                    field.check()
+            self._left_out = {}
         else:
-            content = self._form_content()
-            if content is None:
-                return
+            content, self._left_out = self._valid_content()
             self._editor().load_text(json.dumps(content, indent=2, ensure_ascii=False))
+            if self._left_out:
+                left_out = [f.spec.title for f in self.fields if f.spec.name in self._left_out]
+                note = f"Not valid yet, so left out of the JSON: {', '.join(left_out)}."
         self.json_mode = not self.json_mode
-        self._status("")
+        self._status(note)
         self._show_mode()
+
+    def _valid_content(self) -> tuple[dict[str, Any], dict[str, RawValue]]:
+        """The value of every field that checks (empty ones left out), and what was typed in
+        each one that does not, by name."""
+        content: dict[str, Any] = {}
+        left_out: dict[str, RawValue] = {}
+        for field in self.fields:
+            valid, value = field.check()
+            if not valid:
+                left_out[field.spec.name] = field.raw()
+            elif value is not None:
+                content[field.spec.name] = value
+        return content, left_out
 
     @staticmethod
     def _set_widget(field: FormField, raw: Any) -> None:

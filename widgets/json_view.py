@@ -2,7 +2,8 @@
 
 Children are built only when a node is first expanded, so a huge or deeply nested result costs
 nothing until it is opened; depth and width caps show "…" nodes instead of recursing, and every
-key and value goes through `one_line`, never through Rich markup.
+key and value goes through `one_line`, never through Rich markup. A line wider than the pane
+scrolls sideways and shows "…" where the pane cuts it.
 """
 
 from __future__ import annotations
@@ -11,8 +12,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual.strip import Strip
 from textual.theme import Theme
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
@@ -69,6 +72,25 @@ class JsonView(Tree[JsonChildren | None]):
         """Labels are shown literally: a `str` is never parsed as markup."""
         text = Text(label) if isinstance(label, str) else label
         return text.split()[0] if "\n" in text.plain else text
+
+    def render_line(self, y: int) -> Strip:
+        """A line running past the pane's right edge ends in "…" there (the rest is a scroll
+        away), so cut text always shows it is cut."""
+        strip = super().render_line(y)
+        scroll_x, scroll_y = self.scroll_offset
+        width = self.scrollable_content_region.width  # a vertical scrollbar takes its cells
+        node = self.get_node_at_line(scroll_y + y)
+        if node is None or width < 2 or self._line_cells(node) <= scroll_x + width:
+            return strip
+        shown = list(strip.crop(0, width - 1))
+        return Strip([*shown, Segment("…", shown[-1].style if shown else None)], width)
+
+    def _line_cells(self, node: JsonNode) -> int:
+        """Cells `node`'s whole line takes: its guides (one step per ancestor) and its label."""
+        depth, parent = 0, node.parent
+        while parent is not None:
+            depth, parent = depth + 1, parent.parent
+        return depth * self.guide_depth + self.get_label_width(node)
 
     def load(self, data: Any, *, expand_levels: int = 2) -> None:
         """Show `data`, unfolding `expand_levels` levels below the root."""

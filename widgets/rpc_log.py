@@ -10,9 +10,11 @@ click posts `FrameChosen` for the App to open the frame's exchange.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -25,9 +27,11 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.theme import Theme
 
-from app.engine.safety.sanitize import one_line
+from app.engine.safety.sanitize import middle_line, one_line
+from app.engine.tasks.server_keys import SEPARATOR, bare_id
 from app.view.exchanges import FrameBuffer
 from app.view.formatting import format_clock
+from widgets.task_cells import ID_CELL_WIDTH
 from widgets.theme_style import theme_style
 
 if TYPE_CHECKING:
@@ -44,12 +48,57 @@ _FIELDS: tuple[tuple[str, int], ...] = (
     ("reason", 12),
     ("http", 3),
 )
+"""Each field of a line and its cells on a narrow log."""
+GROWTH: tuple[tuple[str, int], ...] = (("method", 28), ("task", 48), ("method", 40))
+"""How a wide log's room is handed out, in turn: the method column up to 28 cells (every tasks
+method whole, `notifications/tasks/status` too), the task column up to 48 (`server · id` of a
+UUID), then the method column up to 40."""
+ERROR_ROOM = 24
+"""Cells the error text keeps on screen before the method and task columns grow."""
 _ERROR_WIDTH = 60
-LINE_WIDTH = sum(width + 1 for _, width in _FIELDS) + 2 + _ERROR_WIDTH
-"""Every line is laid out to this many cells, so horizontal scrolling is stable."""
+SERVER_MIN_CELLS = 2
+"""With several servers the task column reads `server · id`; the server name is cut first, and
+left out when fewer cells than this are left for it (the short id stays whole)."""
 
 
-def frame_cells(frame: Frame) -> list[tuple[str, str]]:
+TASK_FIELD = [key for key, _ in _FIELDS].index("task")
+
+
+@functools.lru_cache(maxsize=8)
+def field_widths(width: int) -> tuple[int, ...]:
+    """Each field's cells (in `_FIELDS` order) on a log `width` cells wide: what the fixed
+    fields and `ERROR_ROOM` leave goes to the method and task columns as `GROWTH` says."""
+    widths = dict(_FIELDS)
+    spare = width - sum(cells + 1 for cells in widths.values()) - 2 - ERROR_ROOM
+    for key, most in GROWTH:
+        grown = min(max(most - widths[key], 0), max(spare, 0))
+        widths[key] += grown
+        spare -= grown
+    return tuple(widths.values())
+
+
+def line_width(widths: tuple[int, ...]) -> int:
+    """Every line is laid out to this many cells, so horizontal scrolling is stable."""
+    return sum(cells + 1 for cells in widths) + 2 + _ERROR_WIDTH
+
+
+def task_cell(frame: Frame, width: int) -> str:
+    """The frame's task in `width` cells: its id cut in the middle, or with several servers
+    `server · id`, the server name cut first so that the short id stays readable (any room the
+    whole name leaves goes to the id); a frame of no task shows its server."""
+    if frame.task_id is None:
+        return one_line(frame.server or "", width)
+    task_id = bare_id(frame.task_id, frame.server)
+    if frame.server is None:
+        return middle_line(task_id, width)
+    server_room = width - len(SEPARATOR) - cell_len(middle_line(task_id, ID_CELL_WIDTH))
+    if server_room < SERVER_MIN_CELLS:
+        return middle_line(task_id, width)
+    server = one_line(frame.server, server_room)
+    return f"{server}{SEPARATOR}{middle_line(task_id, width - len(SEPARATOR) - cell_len(server))}"
+
+
+def frame_cells(frame: Frame, task_width: int) -> list[tuple[str, str]]:
     """The text of each field of one log line, with the theme variable that colours it."""
     outgoing = frame.direction == "out"
     method = frame.method or ("error" if frame.error else "result")
@@ -59,7 +108,7 @@ def frame_cells(frame: Frame) -> list[tuple[str, str]]:
         (format_clock(frame.at), ""),
         ("→" if outgoing else "←", "text-primary" if outgoing else "text-success"),
         (method, "text-error" if frame.error else ""),
-        (frame.task_id or frame.server or "", "text-accent"),  # a task's key names its server
+        (task_cell(frame, task_width), "text-accent"),  # a task's key names its server
         (latency, ""),
         (frame.reason or "", "text-primary"),
         (status, "text-error" if (frame.http_status or 0) >= 400 else ""),
@@ -135,7 +184,7 @@ class RpcLog(ScrollView, can_focus=True):
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, self._on_theme_changed)
-        self.virtual_size = Size(LINE_WIDTH, len(self._frames))
+        self.virtual_size = self._laid_out_size()
 
     @property
     def frames(self) -> Sequence[Frame]:
@@ -164,7 +213,7 @@ class RpcLog(ScrollView, can_focus=True):
         on_newest = self._cursor is None or self._cursor == before - 1
         self._frames.add(incoming)
         dropped = before + len(incoming) - len(self._frames)
-        self.virtual_size = Size(LINE_WIDTH, len(self._frames))
+        self.virtual_size = self._laid_out_size()
         if self._cursor is not None:  # stay on the same frame, or on the newest one
             last = len(self._frames) - 1
             self._cursor = last if on_newest else max(self._cursor - dropped, 0)
@@ -180,13 +229,22 @@ class RpcLog(ScrollView, can_focus=True):
         while following."""
         self._cursor = None
         self._end_pending = True
-        self.virtual_size = Size(LINE_WIDTH, len(self._frames))
+        self.virtual_size = self._laid_out_size()
         if self.follow:
             self.call_after_refresh(self._scroll_to_newest)
         self.refresh()
 
+    def _widths(self) -> tuple[int, ...]:
+        return field_widths(self.scrollable_content_region.width)
+
+    def _laid_out_size(self) -> Size:
+        """Every line's width at the log's current width, by the number of frames."""
+        return Size(line_width(self._widths()), len(self._frames))
+
     def on_resize(self, _event: events.Resize) -> None:
-        """Shown (or resized) while following: land on the newest line, not the oldest."""
+        """Shown (or resized) while following: land on the newest line, not the oldest; the
+        method and task columns follow the new width."""
+        self.virtual_size = self._laid_out_size()
         if self.follow and self._at_end_when_fed:
             self.call_after_refresh(self._scroll_to_newest)
 
@@ -251,7 +309,9 @@ class RpcLog(ScrollView, can_focus=True):
         """The log line for the frame at `index` (oldest first), as shown."""
         frame = self._frames[index]
         line = Text(no_wrap=True, end="")
-        for (text, variable), (_, width) in zip(frame_cells(frame), _FIELDS, strict=True):
+        widths = self._widths()
+        cells = frame_cells(frame, widths[TASK_FIELD])
+        for (text, variable), width in zip(cells, widths, strict=True):
             cell = one_line(text, width)
             line.append(cell.ljust(width), self._style(variable))
             line.append(" ")

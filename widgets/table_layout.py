@@ -2,8 +2,9 @@
 
 The list never scrolls sideways: `fit_columns` sizes each column to its content (clamped to the
 column's bounds), drops the least useful columns until the status message keeps at least
-`MESSAGE_MIN_WIDTH` cells, shrinks what can shrink if that is still too wide, and gives the
-message every cell left. Pure functions of widths, so the table's layout is tested without a
+`MESSAGE_MIN_WIDTH` cells (marks, the task id, server and tool only when cutting what can shrink
+is not enough), shrinks what can shrink if that is still too wide, and gives the message every
+cell left. Pure functions of widths, so the table's layout is tested without a
 screen.
 """
 
@@ -57,22 +58,29 @@ DROP_ORDER: tuple[str, ...] = (
     "changed",
     "age",
     "progress",
-    "id",
     "next",
     "marks",
+    "id",
     "server",
     "tool",
 )
 """Least useful first: the columns given up, in this order, when the terminal is too narrow.
 
 TTL left, Changed and Age are in the detail pane and matter least at a glance; progress is often
-in the message too; the task id is long and random (the detail pane and toasts have it whole);
-Next poll and Marks say what the poller and the server are doing; the Server column (shown only
-while several servers are watched) says whose task it is, and the tool names the row. The
-mark, status and message columns are never dropped."""
+in the message too; Next poll says what the poller is doing; Marks say what the server waits
+on (the status and message mostly say it too); the task id (its short form) is what tells two
+runs of one tool apart; the Server column (shown only while several servers are watched) says
+whose task it is, and the tool names the row. The mark, status and message columns are never
+dropped."""
 
-SHRINK_ORDER: tuple[str, ...] = ("marks", "tool", "status")
-"""Cut to their `min_width` (with "…"), in this order, when even the kept columns do not fit."""
+SHRINK_ORDER: tuple[tuple[str, ...], ...] = (("marks", "server", "tool"), ("status",))
+"""Cut towards their `min_width` (with "…") when even the kept columns do not fit: a cell at a
+time from the column of the first group furthest above its minimum (so a cut is spread, and a
+short server name is not cut while a long tool name stays whole), the status last."""
+
+KEPT_BY_SHRINKING: frozenset[str] = frozenset({"marks", "id", "server", "tool"})
+"""Columns dropped only when cutting the `SHRINK_ORDER` columns cannot make room enough: at 80
+columns the short task id stays beside a cut tool name, with several servers too."""
 
 MESSAGE_MIN_WIDTH = 24
 """The status message keeps at least this many cells while any column can still be dropped."""
@@ -109,9 +117,10 @@ def column_width(column: TaskColumn, content: int) -> int:
 def fit_columns(available: int, content: Mapping[str, int]) -> ColumnLayout:
     """The columns to show in `available` cells, given each sized column's widest cell.
 
-    Drops columns in `DROP_ORDER` until the message keeps `MESSAGE_MIN_WIDTH`, then shrinks in
-    `SHRINK_ORDER`; the message gets the rest (at least one cell: on a terminal too narrow even
-    for that the row is cut at the right edge).
+    Drops columns in `DROP_ORDER` until the message keeps `MESSAGE_MIN_WIDTH` (the columns
+    `KEPT_BY_SHRINKING` only while shrinking cannot make room), then shrinks the `SHRINK_ORDER`
+    columns; the message gets the rest (at least one cell: on a terminal too narrow even for
+    that the row is cut at the right edge).
     """
     widths = {
         column.key: column_width(column, content.get(column.key, 0))
@@ -124,20 +133,23 @@ def fit_columns(available: int, content: Mapping[str, int]) -> ColumnLayout:
     def needed() -> int:
         return sum(widths[key] + pad for key in shown) + pad + MESSAGE_MIN_WIDTH
 
+    def spare() -> int:  # the status is cut only when nothing else can go
+        return sum(widths[key] - _BY_KEY[key].min_width for key in SHRINK_ORDER[0] if key in shown)
+
     for key in DROP_ORDER:
         if needed() <= available:
             break
-        if key in shown:
-            shown.remove(key)
-    excess = needed() - available
-    for key in SHRINK_ORDER:
-        if excess <= 0:
+        if key in KEPT_BY_SHRINKING and needed() - spare() <= available:
             break
         if key in shown:
-            cut = min(excess, widths[key] - _BY_KEY[key].min_width)
-            if cut > 0:
-                widths[key] -= cut
-                excess -= cut
+            shown.remove(key)
+    for group in SHRINK_ORDER:
+        for _ in range(max(needed() - available, 0)):
+            slack = {key: widths[key] - _BY_KEY[key].min_width for key in group if key in shown}
+            widest = max(slack, key=slack.__getitem__, default=None)
+            if widest is None or slack[widest] <= 0:
+                break
+            widths[widest] -= 1
     used = sum(widths[key] + pad for key in shown) + pad
     slots = [ColumnSlot(key, _BY_KEY[key].label, widths[key]) for key in shown]
     slots.append(ColumnSlot("message", _BY_KEY["message"].label, max(available - used, 1)))

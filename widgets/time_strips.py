@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
@@ -42,11 +43,21 @@ def label_width(width: int) -> int:
 
 
 def row_label(watched: WatchedTask, width: int, marked: bool) -> str:
-    """`▸build_report ab12cd34…`: mark, tool and the start of the id (what tells two runs of one
-    tool apart), cleaned and cut to `width`."""
+    """`▸build_report ab12…cd34`: mark, tool and the short id (what tells two runs of one tool
+    apart, so the tool is cut first), cleaned and cut to `width`."""
     mark = MARK_GLYPH if marked else " "
-    text = f"{watched.tool_name or '—'} {middle_line(watched.task_id, ID_CELL_WIDTH)}"
-    return (mark + one_line(text, max(width - 1, 1))).ljust(width)[:width]
+    short_id = middle_line(watched.server_task_id, ID_CELL_WIDTH)
+    room = width - 1 - len(" ") - cell_len(short_id)
+    if room < MIN_TOOL_CELLS:
+        text = one_line(f"{short_id} {watched.tool_name or '—'}", max(width - 1, 1))
+    else:
+        text = f"{one_line(watched.tool_name or '—', room)} {short_id}"
+    return (mark + text).ljust(width)[:width]
+
+
+MIN_TOOL_CELLS = 4
+"""Below this many cells for the tool, the label leads with the id (a narrower label cuts the
+tool after it)."""
 
 
 def kind_style(look: ViewLook, styles: ThemeStyles, kind: str) -> Style:

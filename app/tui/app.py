@@ -72,6 +72,7 @@ if TYPE_CHECKING:
     from app.engine.tasks.events import TaskEvent
     from app.tui import host
     from app.tui.check_run import CheckRun
+    from app.tui.created_row import CreatedRow
     from app.view.known_tasks import KnownTasks, KnownTasksOfServers
     from app.view.sign_in import SignInState
     from app.view.source import TaskSource
@@ -137,6 +138,8 @@ class TaskscopeApp(VerbActions, App[int]):
         """Tasks the user forgot or cleared: later events about them are ignored."""
         self.synthetic: set[str] = set()
         """The rows of calls answered synchronously (no task on the server)."""
+        self.created_row: CreatedRow | None = None
+        """The row of a call made with `n`, to be selected when it appears (`created_row`)."""
         self.inputs = PendingInputs()
         self.notes = NoteMerger(NOTE_SUMMARIES)
         """Questions and finished tasks to tell the user of, a burst merged into one note."""

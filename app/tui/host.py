@@ -13,6 +13,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, overload
 
+from app.tui.created_row import Selecting
 from widgets.plain import Notifier
 
 if TYPE_CHECKING:
@@ -109,7 +110,7 @@ class Connected(Screens, Protocol):
     def source(self) -> TaskSource: ...
 
 
-class Creating(Connected, Protocol):
+class Creating(Connected, Selecting, Protocol):
     """`n`: a synchronous answer becomes a row of its own."""
 
     @property
@@ -250,7 +251,7 @@ class Filtering(Widgets, Stacked, Protocol):
     def set_filter(self, query: str, *, faults_only: bool) -> None: ...
 
 
-class Shown(Widgets, Protocol):
+class Shown(Widgets, Selecting, Protocol):
     """What `app.tui.redraw.Redraw` draws the widgets from."""
 
     @property

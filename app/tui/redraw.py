@@ -12,6 +12,7 @@ from rich.text import Text
 from textual.containers import Container
 from textual.widgets import Static
 
+from app.tui.created_row import select_created_row
 from widgets.header_bar import HeaderBar, HeaderState, ListView
 
 if TYPE_CHECKING:
@@ -31,6 +32,7 @@ class Redraw:
         order = app.shown_ids()
         app.marked &= set(app.tasks.tasks)
         self._lists(order)
+        select_created_row(app)
         self.detail(app.table.selected_task_id)
         self.header(len(order))
 

@@ -404,8 +404,8 @@ async def test_the_list_the_detail_pane_and_the_rpc_log_show_server_text_as_type
         log = app.query_one(RpcLog)
         await wait_for(pilot, lambda: len(log.frames) == 2)
         await pilot.pause(0.2)
-        line = "← error [/b]EVIL[re… 4ms 500 ✗ [/b]EVIL cannot open [/var/log/app.log] [reverse]x"
-        assert_as_typed(shown_text(log), "→ tasks/get [/b]EVIL[re…", line)
+        line = "← error [/b]EVIL[reverse]7[/] 4ms 500 ✗ [/b]EVIL cannot open [/var/log/app.log]"
+        assert_as_typed(shown_text(log), "→ tasks/get [/b]EVIL[reverse]7[/]", line)
         assert clickable_cells(app.screen) == []
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from app.engine.safety.sanitize import one_line
+from app.engine.tasks.server_keys import task_key
+from app.tui.created_row import await_created_row
 from app.tui.legacy_era_note import note_if_no_back_channel
 from app.tui.messages import TaskEventsArrived
 from app.tui.problems import describe
@@ -65,6 +67,7 @@ async def create_task(
         note_if_no_back_channel(app, info, exc)
         return
     if outcome.task is not None:
+        await_created_row(app, task_key(on.name if on is not None else None, outcome.task.task_id))
         toast(app, f"Task {one_line(outcome.task.task_id, 40)} created", timeout=3)
         return
     _show_synchronous(app, request.tool, outcome.sync_result or {}, on)
@@ -78,14 +81,12 @@ def _show_synchronous(
     its server, when several are watched)."""
     from app.engine.tasks.events import TaskEvent
     from app.engine.tasks.models import Task
-    from app.engine.tasks.server_keys import row_key
 
     info = on.info if on is not None else app.info
     server = on.name if on is not None else None
-    task_id = f"sync-{len(app.synthetic) + 1}"
-    if server is not None:
-        task_id = row_key(server, task_id)
+    task_id = task_key(server, f"sync-{len(app.synthetic) + 1}")
     app.synthetic.add(task_id)
+    await_created_row(app, task_id)
     extension = info is not None and info.capabilities.wire == "extension"
     task = Task(
         task_id=task_id,
