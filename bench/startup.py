@@ -38,7 +38,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.common import REPO_ROOT, Figure, Report, proc_rss_mib, start_http_demo
+from bench.common import (
+    REPO_ROOT,
+    Figure,
+    Report,
+    proc_rss_mib,
+    process_cpu_seconds,
+    start_http_demo,
+)
 
 FRAME_TARGET = 1.1
 CAPABILITIES_TARGET = 1.5
@@ -56,10 +63,12 @@ TASKSCOPE = [sys.executable, "-m", "app.cli.main"]
 
 @dataclass(frozen=True)
 class Launch:
-    """One measured start: seconds to the first frame, seconds to "connected" (None for the
-    floor, which connects to nothing), and the RSS (MiB) when idle."""
+    """One measured start: seconds to the first frame and the CPU seconds spent by then (which a
+    loaded machine stretches less), seconds to "connected" (None for the floor, which connects
+    to nothing), and the RSS (MiB) when idle."""
 
     frame_s: float
+    frame_cpu_s: float
     connected_s: float | None
     idle_mib: float
 
@@ -88,12 +97,13 @@ def first_frame(
     os.close(follower)
     try:
         frame_s = _read_until(leader, start, MARKER)
+        frame_cpu_s = process_cpu_seconds(process.pid)
         connected_s = _read_until(leader, start, CONNECTED) if connects else None
         _drain(leader, IDLE_S)
         rss = proc_rss_mib(process.pid)
         if modules_to is not None:
             _ask_for_modules(process.pid, modules_to, leader)
-        return Launch(frame_s, connected_s, rss)
+        return Launch(frame_s, frame_cpu_s, connected_s, rss)
     finally:
         _stop(process)
         os.close(leader)
@@ -177,10 +187,8 @@ def run(quick: bool) -> Report:
             floors.append(first_frame(floor_app, connects=False))
             demos.append(first_frame([*TASKSCOPE, "demo"], connects=True))
             urls.append(first_frame([*TASKSCOPE, "--url", url], connects=True))
-        floor_s = statistics.median(launch.frame_s for launch in floors)
-        floor_mib = statistics.median(launch.idle_mib for launch in floors)
         for label, runs in (("taskscope demo", demos), ("taskscope --url", urls)):
-            _add_launch_figures(report, label, runs, floor_s, floor_mib)
+            _add_launch_figures(report, label, runs, floors)
         report.notes.append(_extra_modules(floor_app, [*TASKSCOPE, "--url", url]))
         print(report.notes[-1], flush=True)
         capabilities, bare = [], []
@@ -201,10 +209,15 @@ def run(quick: bool) -> Report:
 
 
 def _add_launch_figures(
-    report: Report, label: str, runs: list[Launch], floor_s: float, floor_mib: float
+    report: Report, label: str, runs: list[Launch], floor: list[Launch]
 ) -> None:
-    """First frame and idle RSS against the floor's medians, and the time to "connected"."""
+    """First frame (time and CPU) and idle RSS against the floor's medians, and the time to
+    "connected"."""
+    floor_s = statistics.median(launch.frame_s for launch in floor)
+    floor_cpu_s = statistics.median(launch.frame_cpu_s for launch in floor)
+    floor_mib = statistics.median(launch.idle_mib for launch in floor)
     frame_s = statistics.median(launch.frame_s for launch in runs)
+    frame_cpu_s = statistics.median(launch.frame_cpu_s for launch in runs)
     idle_mib = statistics.median(launch.idle_mib for launch in runs)
     connected_s = statistics.median(launch.connected_s or 0.0 for launch in runs)
     report.add(
@@ -214,6 +227,14 @@ def _add_launch_figures(
             "x",
             FRAME_TARGET,
             note=f"{frame_s:.3f} s vs {floor_s:.3f} s",
+        )
+    )
+    report.add(
+        Figure(
+            f"{label}: CPU to first frame ÷ minimal Textual app",
+            frame_cpu_s / floor_cpu_s,
+            "x",
+            note=f"{frame_cpu_s:.3f} s vs {floor_cpu_s:.3f} s",
         )
     )
     report.add(Figure(f"{label}: start to connected", connected_s, " s"))
