@@ -42,6 +42,7 @@ __all__ = [
     "peak_rss_mib",
     "percentile",
     "proc_rss_mib",
+    "process_cpu_seconds",
     "start_http_demo",
     "stdio_demo_command",
     "stop_process",
@@ -124,6 +125,13 @@ def cpu_seconds() -> float:
     """User + system CPU seconds of this process so far (children not included)."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds another process has used so far (`/proc/PID/stat`)."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _status_kib(pid: int | str, key: str) -> int:

@@ -16,12 +16,11 @@ import contextlib
 import dataclasses
 import functools
 import logging
+import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from enum import Enum
-from typing import TYPE_CHECKING, Any, TypeVar
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
 
 from app.engine.polling.poller import Poller
 from app.engine.record.recorder import Recorder, redactor_for, session_info
@@ -38,7 +37,7 @@ from app.engine.safety.redact import Redactor
 from app.engine.tasks.contract import CreateOutcome
 from app.engine.tasks.events import TaskEvent
 from app.engine.tasks.factory import WireAdapter
-from app.engine.tasks.models import TERMINAL_STATUSES, InputRequest
+from app.engine.tasks.kinds import TERMINAL_STATUSES
 from app.tui.sign_in import SignInNote
 from app.view.sign_in import SignInListener
 from app.view.source import (
@@ -50,7 +49,10 @@ from app.view.source import (
 )
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from app.engine.oauth.store import StoredStatus
+    from app.engine.tasks.models import InputRequest
 
 __all__ = ["LiveSource", "WireMismatch"]
 
@@ -110,7 +112,9 @@ class Shown:
         if isinstance(value, tuple):
             items = tuple(self._walk(item) for item in value)
             return value if all(a is b for a, b in zip(items, value, strict=True)) else items
-        if isinstance(value, BaseModel):
+        if _is_model(value):
+            from app.engine.tasks.models import InputRequest  # loaded already: `value` is a model
+
             updates = self._changed(value, type(value).model_fields)
             if not updates:
                 return value
@@ -426,3 +430,10 @@ class LiveSource:
         if self._poller is None:
             raise SourceUnavailable("not connected yet")
         return self._poller
+
+
+def _is_model(value: object) -> TypeGuard[BaseModel]:
+    """Whether `value` is a pydantic model, without importing pydantic: while it is not loaded, no
+    value can be one (the models load with the first task)."""
+    pydantic = sys.modules.get("pydantic")
+    return pydantic is not None and isinstance(value, pydantic.BaseModel)

@@ -7,9 +7,12 @@ prompt, `--answers`, `tasks update`), so a server sees the same content from eac
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from app.engine.tasks.models import InputKind, InputRequest
+from app.engine.tasks.kinds import InputKind
+
+if TYPE_CHECKING:
+    from app.engine.tasks.models import InputRequest
 
 
 def with_defaults(request: InputRequest, response: dict[str, Any]) -> dict[str, Any]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -99,6 +98,8 @@ def write_private(folder: int, name: str, data: bytes) -> None:
     """Replace the file `name` of `folder` with `data`, readable by the user alone (0600): written
     to a new temporary file, then renamed over it (a symbolic link there is replaced, never
     followed)."""
+    import secrets  # with hmac and random: only when a credential is written
+
     temporary = f"{name}.{os.getpid()}.{secrets.token_hex(8)}.tmp"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NO_FOLLOW
     handle = os.open(temporary, flags, 0o600, dir_fd=folder)

@@ -4,14 +4,16 @@ each lands as "input_answered" (or "error") on the task the question belongs to.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.engine.polling.emitter import EventEmitter
 from app.engine.polling.outcome import describe, error_frame
 from app.engine.polling.watch_state import Watch
 from app.engine.rpc.roots import RootsAnswer, send_roots
 from app.engine.tasks.contract import TasksAdapter
-from app.engine.tasks.models import InputRequest
+
+if TYPE_CHECKING:
+    from app.engine.tasks.models import InputRequest
 
 
 class AnswerDesk:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from app.engine.polling.clock import Clock
 from app.engine.polling.outcome import describe, error_frame
 from app.engine.polling.watch_state import Watch
 from app.engine.tasks.events import EventKind, Source, TaskEvent
-from app.engine.tasks.models import InputRequest
+
+if TYPE_CHECKING:
+    from app.engine.tasks.models import InputRequest
 
 log = logging.getLogger(__name__)
 

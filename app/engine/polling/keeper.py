@@ -5,7 +5,7 @@ the result known (fetching it once on the legacy wire) before the watch stops.""
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.engine.polling.clock import Clock
 from app.engine.polling.emitter import EventEmitter
@@ -20,7 +20,9 @@ from app.engine.polling.schedule import PollSchedule
 from app.engine.polling.watch_state import Watch
 from app.engine.tasks.contract import TasksAdapter
 from app.engine.tasks.events import Source
-from app.engine.tasks.models import InputRequest, Task
+
+if TYPE_CHECKING:
+    from app.engine.tasks.models import InputRequest, Task
 
 Spawn = Callable[[Coroutine[Any, Any, None]], None]
 

@@ -6,9 +6,13 @@ Pure functions, so the poller keeps only the loop and the book-keeping.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from app.engine.rpc.rpc_types import RpcError
 from app.engine.tasks.events import EventKind
-from app.engine.tasks.models import Task, TaskError
+
+if TYPE_CHECKING:
+    from app.engine.tasks.models import Task, TaskError
 
 
 def event_kind(old: Task | None, new: Task, *, from_poll: bool) -> EventKind | None:
@@ -84,6 +88,8 @@ def error_frame(exc: BaseException) -> object | None:
 
 def task_error(exc: BaseException) -> TaskError | None:
     """A JSON-RPC error answer to `tasks/result` is the task's outcome; anything else is not."""
+    from app.engine.tasks.models import TaskError  # pydantic loads with the first task
+
     if not isinstance(exc, RpcError):
         return None
     return TaskError(code=exc.code, message=exc.message, data=exc.data)

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import Any
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from app.engine.polling.answers import AnswerDesk
 from app.engine.polling.clock import Clock, LoopClock
@@ -29,8 +27,11 @@ from app.engine.polling.watch_state import Watch
 from app.engine.rpc.roots import RootsAnswer
 from app.engine.tasks.contract import TasksAdapter, TaskUnknown
 from app.engine.tasks.events import NextPoll, Source
-from app.engine.tasks.models import InputRequest, Progress, ProtocolViolation, Task
+from app.engine.tasks.kinds import ProtocolViolation
 from app.engine.tasks.parse import task_from_notification
+
+if TYPE_CHECKING:
+    from app.engine.tasks.models import InputRequest, Task
 
 log = logging.getLogger(__name__)
 
@@ -332,6 +333,10 @@ class Poller:
         watch = self._watches.get(task_id)
         if watch is None or watch.task is None or watch.finishing:
             return
+        from pydantic import ValidationError
+
+        from app.engine.tasks.models import Progress  # loaded with the watched task
+
         try:
             progress = Progress(
                 progress=params["progress"],

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from app.engine.polling.pacing import next_delay
 from app.engine.polling.watch_state import Watch
 from app.engine.tasks.events import NextPoll
-from app.engine.tasks.models import Task
+
+if TYPE_CHECKING:
+    from app.engine.tasks.models import Task
 
 
 class PollSchedule:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from app.engine.tasks.events import NextPoll, Source
-from app.engine.tasks.models import Task
+
+if TYPE_CHECKING:
+    from app.engine.tasks.models import Task
 
 
 @dataclass(eq=False)

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from types import EllipsisType, TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
+from app import __version__
 from app.engine.rpc.advertised import ClientCapabilities
 from app.engine.rpc.correlation import Correlator, pairing_note, request_id, settle
 from app.engine.rpc.envelopes import envelope, frame_task_id, response_problem
@@ -47,12 +48,7 @@ log = logging.getLogger(__name__)
 
 def default_client_info() -> dict[str, str]:
     """taskscope's own name and version, as sent to servers."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return {"name": "taskscope", "version": version("taskscope")}
-    except PackageNotFoundError:
-        return {"name": "taskscope", "version": "0.0.0"}
+    return {"name": "taskscope", "version": __version__}
 
 
 class Connection:

@@ -29,11 +29,11 @@ from app.engine.tasks.contract import (
     TaskUnknown,
 )
 from app.engine.tasks.factory import WireAdapter
-from app.engine.tasks.models import InputRequest, Task
 from app.engine.tasks.normalize import Variants
 
 if TYPE_CHECKING:
     from app.engine.record.recorder import Recorder
+    from app.engine.tasks.models import InputRequest, Task
 
 T = TypeVar("T")
 

@@ -46,7 +46,8 @@ UNSAFE_RANGES = (*CONTROL_RANGES, *INVISIBLE_RANGES, SURROGATES)
 """Every character never written raw."""
 
 
-def _character_class(ranges: tuple[tuple[int, int], ...]) -> re.Pattern[str]:
+def character_class(ranges: tuple[tuple[int, int], ...]) -> re.Pattern[str]:
+    """A pattern matching one character of any of `ranges` (inclusive code point pairs)."""
     return re.compile(
         "["
         + "".join(f"{re.escape(chr(first))}-{re.escape(chr(last))}" for first, last in ranges)
@@ -54,8 +55,8 @@ def _character_class(ranges: tuple[tuple[int, int], ...]) -> re.Pattern[str]:
     )
 
 
-_UNSAFE = _character_class(UNSAFE_RANGES)
-_UNSAFE_IN_JSON = _character_class(tuple(r for r in UNSAFE_RANGES if r != (0x00, 0x1F)))
+_UNSAFE = character_class(UNSAFE_RANGES)
+_UNSAFE_IN_JSON = character_class(tuple(r for r in UNSAFE_RANGES if r != (0x00, 0x1F)))
 """In JSON text, C0 controls are escaped by the encoder itself; a raw newline is indentation."""
 
 

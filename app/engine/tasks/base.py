@@ -12,7 +12,7 @@ import logging
 import uuid
 from collections.abc import Coroutine
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.engine.forms.input_text import REJECT_CODE, rejection_message
 from app.engine.rpc.connection import Connection
@@ -26,9 +26,12 @@ from app.engine.tasks.contract import (
     TaskUnknown,
     VerbUnsupported,
 )
-from app.engine.tasks.models import InputRequest, Progress, Task, Wire
+from app.engine.tasks.kinds import Wire
 from app.engine.tasks.normalize import Variants
 from app.engine.tasks.parse import task_from_answer
+
+if TYPE_CHECKING:
+    from app.engine.tasks.models import InputRequest, Progress, Task
 
 log = logging.getLogger(__name__)
 
@@ -276,6 +279,8 @@ class AdapterBase:
             return
         total = params.get("total")
         message = params.get("message")
+        from app.engine.tasks.models import Progress  # pydantic loads with the first task
+
         self._progress[token] = Progress(
             progress=progress,
             total=total if _is_number(total) else None,

@@ -13,10 +13,12 @@ import asyncio
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.engine.tasks.contract import InputListener
-from app.engine.tasks.models import InputRequest
+
+if TYPE_CHECKING:
+    from app.engine.tasks.models import InputRequest
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.engine.rpc.connection import Connection
 from app.engine.rpc.rpc_types import RpcError
@@ -18,9 +18,11 @@ from app.engine.tasks.base import METHOD_NOT_FOUND, AdapterBase, task_unknown
 from app.engine.tasks.broker import InputBroker
 from app.engine.tasks.contract import CreateOutcome, TasksCapabilities
 from app.engine.tasks.extension_parse import check_ack
-from app.engine.tasks.models import InputRequest, Task
 from app.engine.tasks.mrtr import call_with_rounds
 from app.engine.tasks.normalize import ParsedCreate
+
+if TYPE_CHECKING:
+    from app.engine.tasks.models import InputRequest, Task
 
 log = logging.getLogger(__name__)
 

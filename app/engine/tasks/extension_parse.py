@@ -10,7 +10,7 @@ from __future__ import annotations
 from reprlib import repr as short_repr
 from typing import Any
 
-from app.engine.tasks.models import ProtocolViolation
+from app.engine.tasks.kinds import ProtocolViolation
 from app.engine.tasks.normalize import (
     ParsedCreate,
     Variants,

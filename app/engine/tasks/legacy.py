@@ -9,7 +9,7 @@ the adapter opens exactly one background `tasks/result` call for it; its answer 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.engine.rpc.connection import Connection
 from app.engine.rpc.paging import pages
@@ -19,10 +19,12 @@ from app.engine.tasks.base import AdapterBase, task_unknown
 from app.engine.tasks.broker import InputBroker, InputNotPending
 from app.engine.tasks.contract import CreateOutcome, TasksCapabilities
 from app.engine.tasks.legacy_parse import LEGACY_RULES, legacy_create, tasks_from_list
-from app.engine.tasks.models import InputRequest, Task
 from app.engine.tasks.normalize import parse_answer, task_error_from
 from app.engine.tasks.questions import Arrivals, ServerQuestions
 from app.engine.tasks.wire import assumed_note
+
+if TYPE_CHECKING:
+    from app.engine.tasks.models import InputRequest, Task
 
 
 class LegacyAdapter(AdapterBase):

@@ -6,10 +6,10 @@ Field-level leniency is shared with the extension (`normalize`); what is legacy-
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.engine.rpc.envelopes import meta_task_id
-from app.engine.tasks.models import InputRequest, ProtocolViolation, Task
+from app.engine.tasks.kinds import ProtocolViolation
 from app.engine.tasks.normalize import (
     ParsedCreate,
     Variants,
@@ -21,6 +21,9 @@ from app.engine.tasks.normalize import (
     parse_task,
 )
 from app.engine.tasks.protocol_keys import TASK_STUB_KEYS
+
+if TYPE_CHECKING:
+    from app.engine.tasks.models import InputRequest, Task
 
 _TOOL_RESULT_KEYS = ("content", "structuredContent", "isError")
 
@@ -93,6 +96,8 @@ def input_request_from_server_request(
     method: str, params: dict[str, Any] | None, request_id: str | int
 ) -> InputRequest:
     """A legacy server-to-client request as an `InputRequest` keyed by its JSON-RPC id."""
+    from app.engine.tasks.models import InputRequest  # pydantic loads with the first task
+
     body = params if isinstance(params, dict) else {}
     return InputRequest(
         key=str(request_id),

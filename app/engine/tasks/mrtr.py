@@ -4,13 +4,16 @@ the input broker, and the call is retried with `inputResponses` (and `requestSta
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.engine.rpc.connection import Connection
 from app.engine.tasks.broker import InputBroker
 from app.engine.tasks.extension_parse import extension_create
-from app.engine.tasks.models import InputRequest, ProtocolViolation
+from app.engine.tasks.kinds import ProtocolViolation
 from app.engine.tasks.normalize import ParsedCreate, Variants
+
+if TYPE_CHECKING:
+    from app.engine.tasks.models import InputRequest
 
 MAX_INPUT_ROUNDS = 16
 """MRTR rounds one `tools/call` may take before the server is deemed to loop."""

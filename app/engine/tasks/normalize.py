@@ -16,21 +16,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from reprlib import repr as short_repr
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from app.engine.polling.pacing import LONGEST_DELAY_MS
 from app.engine.safety.deep_json import LongInteger
-from app.engine.tasks.models import (
-    KNOWN_STATUSES,
-    RELATED_TASK_META,
-    InputKind,
-    InputRequest,
-    ProtocolViolation,
-    Task,
-    TaskError,
-    TaskStatus,
-    Wire,
-)
+from app.engine.tasks.kinds import KNOWN_STATUSES, InputKind, ProtocolViolation, TaskStatus, Wire
+from app.engine.tasks.protocol_keys import RELATED_TASK_META
+
+if TYPE_CHECKING:
+    from app.engine.tasks.models import InputRequest, Task, TaskError
 
 LONGEST_TTL_MS = 100 * 365 * 86_400_000
 """A TTL beyond a century is read as unlimited: JavaScript servers send `Number.MAX_SAFE_INTEGER`
@@ -100,6 +94,8 @@ def parse_task(
     tool_name: str | None = None,
 ) -> Task:
     """A flat task object (with inline result, error or inputRequests) as a normalized `Task`."""
+    from app.engine.tasks.models import Task  # pydantic loads with the first task
+
     frame = obj if frame is None else frame
     if not isinstance(obj, dict):
         raise ProtocolViolation("task payload is not a JSON object", frame)
@@ -180,6 +176,8 @@ def input_kind(method: str, params: dict[str, Any]) -> InputKind:
 
 def task_error_from(error: Any) -> TaskError:
     """A JSON-RPC error object (inline on the extension, or from `tasks/result`) as TaskError."""
+    from app.engine.tasks.models import TaskError  # pydantic loads with the first task
+
     if not isinstance(error, dict):
         return TaskError(message=str(error))
     code = error.get("code")
@@ -373,6 +371,8 @@ def input_map(
 ) -> tuple[InputRequest, ...]:
     """An extension `{key: {method, params}}` map as InputRequests; an entry of unknown shape is
     kind UNKNOWN."""
+    from app.engine.tasks.models import InputRequest  # pydantic loads with the first task
+
     if not isinstance(value, dict):
         raise ProtocolViolation("inputRequests is not a JSON object", frame)
     requests = []

@@ -4,11 +4,11 @@ payload to that wire's rules (`legacy_parse`, `extension_parse`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.engine.tasks.extension_parse import EXTENSION_RULES, extension_create
+from app.engine.tasks.kinds import Wire
 from app.engine.tasks.legacy_parse import LEGACY_RULES, legacy_create
-from app.engine.tasks.models import Task, Wire
 from app.engine.tasks.normalize import (
     ParsedCreate,
     Variants,
@@ -17,6 +17,9 @@ from app.engine.tasks.normalize import (
     parse_notification,
     parse_task,
 )
+
+if TYPE_CHECKING:
+    from app.engine.tasks.models import Task
 
 RULES: dict[Wire, WireRules] = {"legacy": LEGACY_RULES, "extension": EXTENSION_RULES}
 

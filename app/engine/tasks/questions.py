@@ -16,7 +16,7 @@ from app.engine.rpc.rpc_types import RpcError
 from app.engine.rpc.transports.base import TransportError
 from app.engine.tasks.broker import InputBroker
 from app.engine.tasks.legacy_parse import input_request_from_server_request
-from app.engine.tasks.models import RELATED_TASK_META
+from app.engine.tasks.protocol_keys import RELATED_TASK_META
 
 SERVER_REQUESTS = ("elicitation/create", "sampling/createMessage", "roots/list")
 

@@ -6,15 +6,17 @@ way are put to the user: server requests on the legacy era, MRTR rounds on the m
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.engine.rpc.connection import Connection
 from app.engine.tasks.base import AdapterBase
 from app.engine.tasks.broker import InputBroker
 from app.engine.tasks.contract import CreateOutcome, TasksCapabilities
-from app.engine.tasks.models import InputRequest, Task
 from app.engine.tasks.mrtr import call_with_rounds
 from app.engine.tasks.questions import ServerQuestions
+
+if TYPE_CHECKING:
+    from app.engine.tasks.models import InputRequest, Task
 
 
 class NoTasksAdapter(AdapterBase):

@@ -9,7 +9,6 @@ import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from email.utils import parsedate_to_datetime
 from typing import Any, Literal, Protocol
 
 from app.engine.polling.pacing import LONGEST_DELAY_S
@@ -144,6 +143,8 @@ def encode_message(message: dict[str, Any]) -> bytes:
 
 def _seconds_until(value: str) -> float | None:
     """Seconds from now until an HTTP date (0 when it is past), None when it is not one."""
+    from email.utils import parsedate_to_datetime  # the email package: for the odd dated answer
+
     try:
         ahead = parsedate_to_datetime(value).timestamp() - time.time()
     except (TypeError, ValueError, IndexError, OverflowError):
