@@ -218,6 +218,9 @@ class HeaderBar(Widget):
             gone = sum(summary.by_status.get(s, 0) for s in ("expired", "forgotten", "not_found"))
             if gone:
                 counts.append(f" · {gone} gone", _MUTED)
+            unseen = summary.by_status.get("not_visible", 0)
+            if unseen:
+                counts.append(f" · {unseen} not visible", _MUTED)
             if summary.input_waiting:
                 notes.append(
                     f"  ✉ {questions_waiting(summary.input_waiting)}", self._style("text-warning")

@@ -12,6 +12,7 @@ import pytest
 from app.engine.rpc.reconnect import LOST_WITH_OLD_SESSION, ReconnectPolicy
 from app.tui.app import TaskscopeApp
 from app.tui.live import LiveSource
+from app.view.watched import NOT_VISIBLE_REASON
 from tests.support.demo_servers import demo_children
 from tests.support.tui_helpers import SIZE, connected, only_task, stdio_target, wait_for
 from widgets.arguments_form import CreateRequest
@@ -39,7 +40,8 @@ async def test_header_shows_the_reconnect_and_the_lost_task_stays_listed() -> No
         text = header.header_text().plain
         assert "● connected" in text and "reconnecting" not in text
         row = only_task(app)
-        assert row.status == "forgotten" and row.task is not None
+        assert row.status == "not_visible" and row.task is not None
         assert row.task.status == "working"  # the last good state is kept
-        lost = [entry for entry in row.timeline if entry.kind == "forgotten"]
-        assert lost and (lost[0].detail or "").startswith(LOST_WITH_OLD_SESSION)
+        lost = [entry for entry in row.timeline if entry.kind == "not visible"]
+        assert lost and (lost[0].detail or "").startswith(NOT_VISIBLE_REASON)
+        assert LOST_WITH_OLD_SESSION in (lost[0].detail or "")

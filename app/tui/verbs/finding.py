@@ -35,7 +35,7 @@ def _resume_known(app: TaskscopeApp, known: KnownTasks | KnownTasksOfServers) ->
     from app.view.source import SourceUnavailable
 
     entries = known.load()
-    app.tasks.known_before({entry.task_id: entry.tool for entry in entries})
+    app.tasks.known_before(entries)
     left: list[str] = []
     for entry in entries:
         try:
