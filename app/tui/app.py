@@ -39,6 +39,7 @@ from app.tui.intake import NOTE_SUMMARIES, apply_events
 from app.tui.list_query import ListQuery
 from app.tui.lists import TaskList, TaskTimeline
 from app.tui.messages import (
+    ActionReplayed,
     Batcher,
     CancelAcknowledged,
     SignInChanged,
@@ -290,6 +291,11 @@ class TaskscopeApp(VerbActions, App[int]):
             answer.refresh_inbox(self)
         elif clock_due:
             self.redraw.clock()
+
+    @on(ActionReplayed)
+    def _replay_action(self, message: ActionReplayed) -> None:
+        if not self._source_closed and self.is_running:
+            finding.replay_action(self, message.action, message.tasks)
 
     @on(CancelAcknowledged)
     def _show_cancel_requested(self, message: CancelAcknowledged) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from app.engine.record.recording import SessionInfo
@@ -20,6 +20,7 @@ from app.engine.tasks.contract import TasksCapabilities
 from app.engine.tasks.server_keys import split_key
 from app.tui.server_rename import ServerRenamer
 from app.view.source import (
+    ActionListener,
     ConnectionState,
     EventSink,
     FrameSink,
@@ -234,6 +235,21 @@ class MultiSource:
         parts = [f"{up} of {len(states)}"]
         parts += [f"{name} {state}" for name, state in states.items() if state != "connected"]
         return " · ".join(parts)
+
+    def journal(self, action: str, task_ids: Mapping[str, Mapping[str, Any]]) -> None:
+        """Record the action with each server the row keys name, under that server's own ids."""
+        by_server: dict[str, dict[str, Mapping[str, Any]]] = {}
+        for key, details in task_ids.items():
+            found = split_key(key, self._names)
+            if found is not None:
+                by_server.setdefault(found[0], {})[found[1]] = details
+        for name, tasks in by_server.items():
+            source = self._slots[name].source
+            if source is not None:
+                source.journal(action, tasks)
+
+    def on_action(self, listener: ActionListener) -> None:
+        return None
 
     def on_sign_in(self, listener: SignInListener) -> None:
         for slot in self._slots.values():

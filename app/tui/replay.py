@@ -12,14 +12,29 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Sequence
+from typing import Any
 
-from app.engine.record.recording import RecordedEvent, RecordedFrame, SessionInfo
-from app.engine.record.replay import Recording, play
+from app.engine.record.recording import (
+    Action,
+    ConnectionChange,
+    Entry,
+    Header,
+    RecordedEvent,
+    RecordedFrame,
+    SessionInfo,
+)
+from app.engine.record.replay import Recording, ReplayClock, play
+from app.engine.rpc.reconnect import ConnectionEvent
+from app.engine.safety.sanitize import clean_text
 from app.engine.tasks.contract import TasksCapabilities
+from app.engine.tasks.server_keys import row_key
 from app.tui.multi import several_info
 from app.tui.recorded import RecordedSource
 from app.tui.server_rename import ServerRenamer
-from app.view.source import SourceUnavailable, TaskSource
+from app.view.source import ConnectionState, SourceUnavailable, TaskSource
+
+MAX_NOTE_CHARS = 200
+"""A recorded connection detail is cut to this in the header."""
 
 
 def replayed_info(info: SessionInfo | None, path: str, servers: Sequence[str] = ()) -> SessionInfo:
@@ -42,15 +57,32 @@ def replayed_info(info: SessionInfo | None, path: str, servers: Sequence[str] = 
     return dataclasses.replace(info, readonly=True, replay=True)
 
 
+MAX_REPLAYED_TASKS = 10_000
+"""Task ids one replayed action names at most (a hand-edited file may list any number)."""
+APP_ACTIONS = frozenset({"restored", "cleared", "forgot"})
+"""The recorded actions the App carried out itself, which a replay carries out again."""
+CONNECTION_STATES: dict[str, ConnectionState] = {
+    "lost": "reconnecting",
+    "reconnecting": "reconnecting",
+    "reconnected": "connected",
+    "gave_up": "failed",
+}
+
+
 class ReplaySource(RecordedSource):
-    """A `RecordedSource` that plays a recording at `speed` (None: everything at once)."""
+    """A `RecordedSource` that plays a recording at `speed` (None: everything at once), on the
+    recorded clock (`clock`: what the App reads the time from)."""
 
     def __init__(self, recording: Recording, path: str, *, speed: float | None = 1.0) -> None:
         names = recording.servers
         super().__init__(replayed_info(recording.info, path, names))
         self.recording = recording
         self.speed = speed
+        self.clock = ReplayClock()
+        """The replay's time: ages, TTLs and the time view count on the recorded clock."""
         self._renamer = ServerRenamer()
+        self._connection: ConnectionChange | None = None
+        """What last happened to the (one) server's connection, as recorded."""
         self._servers: dict[str, RecordedSource | None] = {}
         """Each recorded server, for the server pane: what it said when it connected (None: it
         never did in the recording)."""
@@ -59,31 +91,63 @@ class ReplaySource(RecordedSource):
             self._servers[name] = (
                 None if info is None else RecordedSource(replayed_info(info, path))
             )
+        first = next((entry.at for entry in recording.entries if entry.at), None)
+        if first is not None:
+            self.clock.stand(first)
 
     async def run(self) -> None:
         """Play the recording in order and pace, then wait until cancelled."""
-        await play(self.recording.entries, self._deliver, speed=self.speed)
+        await play(self.recording.entries, self._deliver, speed=self.speed, clock=self.clock)
         await asyncio.Event().wait()
 
-    def _deliver(self, entry: RecordedFrame | RecordedEvent) -> None:
+    def _deliver(self, entry: Entry) -> None:
         """Hand one entry to the App, renamed to its row keys when it names its server."""
         assert self._on_event is not None and self._on_frame is not None
-        server = entry.server
+        server = entry.server if not isinstance(entry, Header) else None
         if isinstance(entry, RecordedFrame):
             frame = entry.frame
             self._on_frame(frame if server is None else self._renamer.frame(server, frame))
-        else:
+        elif isinstance(entry, RecordedEvent):
             event = entry.event
             self._on_event(event if server is None else self._renamer.event(server, event))
+        elif isinstance(entry, Action) and entry.action in APP_ACTIONS:
+            self._replay_action(entry)
+        elif isinstance(entry, ConnectionChange) and server is None:
+            self._connection = entry
+
+    def _replay_action(self, action: Action) -> None:
+        """Tell the App of an action it carried out itself, its ids renamed to row keys."""
+        listed = action.details.get("tasks")
+        tasks: dict[str, dict[str, Any]] = {}
+        for task in listed[:MAX_REPLAYED_TASKS] if isinstance(listed, list) else []:
+            task_id = task.get("id") if isinstance(task, dict) else None
+            if isinstance(task_id, str) and task_id:
+                key = task_id if action.server is None else row_key(action.server, task_id)
+                tasks[key] = task
+        if tasks and self._on_action is not None:
+            self._on_action(action.action, tasks)
+
+    def connection_state(self) -> ConnectionState:
+        """What the recorded connection last did: connected, reconnecting, or given up."""
+        change = self._connection
+        return "connected" if change is None else CONNECTION_STATES[change.kind]
 
     def connection_note(self) -> str | None:
-        """How many lines of the file were skipped as bad, and the first of them (the command
-        named each on stderr)."""
+        """What the recorded connection was doing (reconnecting, given up), on the replay's
+        clock; then how many lines of the file were skipped as bad, and the first of them (the
+        command named each on stderr)."""
+        notes: list[str] = []
+        change = self._connection
+        if change is not None and change.kind != "reconnected":
+            event = ConnectionEvent(
+                change.kind, change.at, change.attempt, change.delay_s, change.detail
+            )
+            notes.append(clean_text(event.describe(self.clock()), max_len=MAX_NOTE_CHARS))
         recording = self.recording
-        if not recording.problems:
-            return None
-        noun = "line" if recording.skipped == 1 else "lines"
-        return f"skipped {recording.skipped:,} bad {noun} ({recording.problems[0]})"
+        if recording.problems:
+            noun = "line" if recording.skipped == 1 else "lines"
+            notes.append(f"skipped {recording.skipped:,} bad {noun} ({recording.problems[0]})")
+        return " · ".join(notes) or None
 
     def servers(self) -> Sequence[str]:
         return tuple(self._servers)

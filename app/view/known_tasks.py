@@ -162,9 +162,7 @@ class KnownTasksOfServers:
         for task in tasks:
             found = split_key(task.task_id, names)
             if found is not None:
-                by_server.setdefault(found[0], []).append(
-                    KnownTask(found[1], task.tool, task.seen)
-                )
+                by_server.setdefault(found[0], []).append(KnownTask(found[1], task.tool, task.seen))
         for name, found_tasks in by_server.items():
             self._stores[name].remember_all(found_tasks)
 

@@ -78,13 +78,14 @@ def last_seen_from_json(value: Any) -> LastSeen | None:
         status=status if status in STATUSES else None,
         created_at=_moment(value.get("createdAt")),
         last_updated_at=_moment(value.get("lastUpdatedAt")),
-        ttl_ms=ttl if _whole(ttl) and 0 <= ttl <= MAX_TTL_MS else None,
+        ttl_ms=ttl if _whole_ttl(ttl) else None,
     )
     return None if seen == NOTHING_SEEN else seen
 
 
-def _whole(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+def _whole_ttl(value: Any) -> bool:
+    """A TTL in whole milliseconds from none to `MAX_TTL_MS`."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_TTL_MS
 
 
 def _moment(value: Any) -> float | None:

@@ -276,7 +276,11 @@ def _entry_for(
     return TimelineEntry(event.at, kind, event.source, status, detail, diff=diff or None)
 
 
-_LOST_WORDS = {"not_found": "not found", "forgotten": "forgotten", "not_visible": NOT_VISIBLE_REASON}
+_LOST_WORDS = {
+    "not_found": "not found",
+    "forgotten": "forgotten",
+    "not_visible": NOT_VISIBLE_REASON,
+}
 
 
 def _stopped_why(watched: WatchedTask, event: TaskEvent) -> str:

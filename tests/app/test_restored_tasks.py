@@ -18,13 +18,12 @@ from tests.support.tui_helpers import (
     SIZE,
     SPEED,
     connected,
+    earlier_run_task,
     http_target,
     live_app,
     only_task,
-    settled_with_result,
     wait_for,
 )
-from widgets.arguments_form import CreateRequest
 from widgets.detail_overview import overview_table
 from widgets.header_bar import HeaderBar
 from widgets.time_bars import STATUS_BAR_GLYPHS
@@ -53,13 +52,7 @@ def cell(app: object, task_id: str, key: str) -> str:
 async def test_a_legacy_task_a_new_session_cannot_see_reads_not_visible_everywhere() -> None:
     with start_http_demo("legacy", "--speed", SPEED) as (url, _):
         target = http_target(url)
-        first = live_app(target)
-        async with first.run_test(size=SIZE) as pilot:
-            await connected(pilot)
-            await first.create_task(CreateRequest("build_report", {"quarter": "Q1"}, None, True))
-            await wait_for(pilot, lambda: first.tasks and settled_with_result(only_task(first)))
-            task = only_task(first).task
-            await first.close_source()
+        task = (await earlier_run_task(target)).task
         assert task is not None and task.created_at and task.last_updated_at and task.ttl_ms
         created = task.created_at.timestamp()
         now = created + LATER_S
