@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from app.view.state import WatchedTask
@@ -289,11 +290,21 @@ def axis_lines(scale: TimeScale) -> tuple[str, str]:
     return "".join(labels), "".join(rule)
 
 
-def legend_lines(width: int) -> list[list[tuple[str, str, str]]]:
-    """The legend entries laid out on as few lines of `width` as they fit (two spaces apart)."""
+RARE_KINDS = frozenset({"not_found", "not_visible"})
+"""Statuses the legend names only while a bar shows them (the legend would take another line
+at 80 columns for what most sessions never see)."""
+
+
+def legend_lines(
+    width: int, shown: AbstractSet[str] = frozenset()
+) -> list[list[tuple[str, str, str]]]:
+    """The legend entries laid out on as few lines of `width` as they fit (two spaces apart);
+    of the `RARE_KINDS`, only those in `shown`."""
     lines: list[list[tuple[str, str, str]]] = [[]]
     used = 0
     for entry in LEGEND:
+        if entry[2] in RARE_KINDS and entry[2] not in shown:
+            continue
         size = len(entry[0]) + 1 + len(entry[1])
         gap = 2 if lines[-1] else 0
         if lines[-1] and used + gap + size > width:

@@ -13,7 +13,7 @@ from rich.text import Text
 from app.view.formatting import format_duration
 from app.view.watched import NOT_VISIBLE_REASON
 from tests.support.demo_servers import start_http_demo
-from tests.support.markup import rendered_text
+from tests.support.markup import rendered_text, shown_text
 from tests.support.tui_helpers import (
     SIZE,
     SPEED,
@@ -81,3 +81,5 @@ async def test_a_legacy_task_a_new_session_cannot_see_reads_not_visible_everywhe
             assert isinstance(view, TimeView)
             bar = view.bar_text(task_id).strip()
             assert bar and set(bar) == {STATUS_BAR_GLYPHS["not_visible"]}
+            await pilot.pause(0.3)
+            assert "◌ not visible" in shown_text(view)  # the legend names it while shown
