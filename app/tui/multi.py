@@ -48,6 +48,24 @@ refuses what it cannot do itself, with its reason."""
 CHOOSE_A_SERVER = "several servers are watched: choose one first"
 
 
+def overall_state(states: Sequence[ConnectionState]) -> ConnectionState:
+    """The state of several servers together: connected while any is, else the best of the
+    others."""
+    for wanted in ("connected", "reconnecting", "connecting"):
+        if wanted in states:
+            return wanted
+    return "failed" if "failed" in states else "closed"
+
+
+def servers_note(states: Mapping[str, ConnectionState]) -> str:
+    """How many servers are connected, and the state of each other: "2 of 3 · beta
+    reconnecting · gamma failed"."""
+    up = sum(state == "connected" for state in states.values())
+    parts = [f"{up} of {len(states)}"]
+    parts += [f"{name} {state}" for name, state in states.items() if state != "connected"]
+    return " · ".join(parts)
+
+
 def several_info(
     names: Sequence[str],
     *,
@@ -216,11 +234,7 @@ class MultiSource:
             await asyncio.gather(*runners, return_exceptions=True)
 
     def connection_state(self) -> ConnectionState:
-        states = [self._state_of(slot) for slot in self._slots.values()]
-        for wanted in ("connected", "reconnecting", "connecting"):
-            if wanted in states:
-                return wanted
-        return "failed" if "failed" in states else "closed"
+        return overall_state([self._state_of(slot) for slot in self._slots.values()])
 
     def _state_of(self, slot: ServerSlot) -> ConnectionState:
         if slot.source is None or slot.problem is not None:
@@ -230,11 +244,7 @@ class MultiSource:
     def connection_note(self) -> str | None:
         """How many servers are connected, and the state of each other: "2 of 3 · beta
         reconnecting · gamma failed"."""
-        states = {name: self._state_of(slot) for name, slot in self._slots.items()}
-        up = sum(state == "connected" for state in states.values())
-        parts = [f"{up} of {len(states)}"]
-        parts += [f"{name} {state}" for name, state in states.items() if state != "connected"]
-        return " · ".join(parts)
+        return servers_note({name: self._state_of(slot) for name, slot in self._slots.items()})
 
     def journal(self, action: str, task_ids: Mapping[str, Mapping[str, Any]]) -> None:
         """Record the action with each server the row keys name, under that server's own ids."""

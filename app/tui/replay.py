@@ -28,7 +28,7 @@ from app.engine.rpc.reconnect import ConnectionEvent
 from app.engine.safety.sanitize import clean_text
 from app.engine.tasks.contract import TasksCapabilities
 from app.engine.tasks.server_keys import row_key
-from app.tui.multi import several_info
+from app.tui.multi import overall_state, servers_note, several_info
 from app.tui.recorded import RecordedSource
 from app.tui.server_rename import ServerRenamer
 from app.view.source import ConnectionState, SourceUnavailable, TaskSource
@@ -69,6 +69,47 @@ CONNECTION_STATES: dict[str, ConnectionState] = {
 }
 
 
+class RecordedConnection:
+    """What a recorded server's connection last did, read on the replay's clock: connected
+    until a `connection` line says otherwise (`connected`: the server opened at all)."""
+
+    def __init__(self, clock: ReplayClock, *, connected: bool = True) -> None:
+        self.change: ConnectionChange | None = None
+        self._clock = clock
+        self._connected = connected
+
+    def state(self) -> ConnectionState:
+        if self.change is None:
+            return "connected" if self._connected else "failed"
+        return CONNECTION_STATES[self.change.kind]
+
+    def note(self) -> str | None:
+        """ "reconnecting in 4 s (attempt 3)" as the header said it at this point of the
+        recording (None once reconnected)."""
+        change = self.change
+        if change is None or change.kind == "reconnected":
+            return None
+        event = ConnectionEvent(
+            change.kind, change.at, change.attempt, change.delay_s, change.detail
+        )
+        return clean_text(event.describe(self._clock()), max_len=MAX_NOTE_CHARS)
+
+
+class ReplayedServer(RecordedSource):
+    """One of several recorded servers, for the server pane: what it said when it connected,
+    and what its connection did since."""
+
+    def __init__(self, info: SessionInfo, connection: RecordedConnection) -> None:
+        super().__init__(info)
+        self.connection = connection
+
+    def connection_state(self) -> ConnectionState:
+        return self.connection.state()
+
+    def connection_note(self) -> str | None:
+        return self.connection.note()
+
+
 class ReplaySource(RecordedSource):
     """A `RecordedSource` that plays a recording at `speed` (None: everything at once), on the
     recorded clock (`clock`: what the App reads the time from)."""
@@ -81,15 +122,19 @@ class ReplaySource(RecordedSource):
         self.clock = ReplayClock()
         """The replay's time: ages, TTLs and the time view count on the recorded clock."""
         self._renamer = ServerRenamer()
-        self._connection: ConnectionChange | None = None
-        """What last happened to the (one) server's connection, as recorded."""
-        self._servers: dict[str, RecordedSource | None] = {}
+        self._connections: dict[str | None, RecordedConnection] = {
+            None: RecordedConnection(self.clock)
+        }
+        """What each server's connection did, as recorded (None: the one server)."""
+        self._servers: dict[str, ReplayedServer | None] = {}
         """Each recorded server, for the server pane: what it said when it connected (None: it
         never did in the recording)."""
         for name in names:
             info = recording.server_info(name)
+            connection = RecordedConnection(self.clock, connected=info is not None)
+            self._connections[name] = connection
             self._servers[name] = (
-                None if info is None else RecordedSource(replayed_info(info, path))
+                None if info is None else ReplayedServer(replayed_info(info, path), connection)
             )
         first = next((entry.at for entry in recording.entries if entry.at), None)
         if first is not None:
@@ -112,8 +157,8 @@ class ReplaySource(RecordedSource):
             self._on_event(event if server is None else self._renamer.event(server, event))
         elif isinstance(entry, Action) and entry.action in APP_ACTIONS:
             self._replay_action(entry)
-        elif isinstance(entry, ConnectionChange) and server is None:
-            self._connection = entry
+        elif isinstance(entry, ConnectionChange) and server in self._connections:
+            self._connections[server].change = entry
 
     def _replay_action(self, action: Action) -> None:
         """Tell the App of an action it carried out itself, its ids renamed to row keys."""
@@ -128,21 +173,24 @@ class ReplaySource(RecordedSource):
             self._on_action(action.action, tasks)
 
     def connection_state(self) -> ConnectionState:
-        """What the recorded connection last did: connected, reconnecting, or given up."""
-        change = self._connection
-        return "connected" if change is None else CONNECTION_STATES[change.kind]
+        """What the recorded connection last did: connected, reconnecting, or given up (with
+        several servers, the best of theirs)."""
+        if self._servers:
+            names = self._servers
+            return overall_state([self._connections[name].state() for name in names])
+        return self._connections[None].state()
 
     def connection_note(self) -> str | None:
         """What the recorded connection was doing (reconnecting, given up), on the replay's
-        clock; then how many lines of the file were skipped as bad, and the first of them (the
-        command named each on stderr)."""
-        notes: list[str] = []
-        change = self._connection
-        if change is not None and change.kind != "reconnected":
-            event = ConnectionEvent(
-                change.kind, change.at, change.attempt, change.delay_s, change.detail
-            )
-            notes.append(clean_text(event.describe(self.clock()), max_len=MAX_NOTE_CHARS))
+        clock, or with several servers how many were connected and the state of each other;
+        then how many lines of the file were skipped as bad, and the first of them (the command
+        named each on stderr)."""
+        if self._servers:
+            states = {name: self._connections[name].state() for name in self._servers}
+            note: str | None = servers_note(states)
+        else:
+            note = self._connections[None].note()
+        notes = [note] if note else []
         recording = self.recording
         if recording.problems:
             noun = "line" if recording.skipped == 1 else "lines"
