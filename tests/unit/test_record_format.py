@@ -181,6 +181,22 @@ def test_secrets_are_redacted_everywhere_in_a_line_even_inside_results() -> None
     assert text.count(REDACTED) == 3
 
 
+def test_connection_changes_and_the_apps_own_actions_are_recorded_redacted() -> None:
+    """A connection's detail (an error may quote a header or token) and the ids of `restored`
+    and `cleared` go through the same redactor as every other line."""
+    target = url_target("http://127.0.0.1:1/mcp", ["X-Api-Key: key-1234567"], SECRET, "streamable")
+    sink = io.StringIO()
+    recorder = Recorder(redactor_for(target, ["x-api-key"]), sink, face="tui")
+    recorder.connection(ConnectionEvent("lost", 3.0, detail=f"401 for Bearer {SECRET}"))
+    recorder.action("restored", None, tasks=[{"id": f"t-{SECRET}", "tool": "key-1234567"}])
+    recorder.action("cleared", None, tasks=[{"id": f"t-{SECRET}"}])
+    text = sink.getvalue()
+    assert SECRET not in text and "key-1234567" not in text
+    assert text.count(REDACTED) == 4
+    kinds = [json.loads(line)["type"] for line in text.splitlines()]
+    assert kinds == ["header", "connection", "action", "action"]
+
+
 def test_a_write_failure_stops_recording_without_raising(tmp_path: Path) -> None:
     path = tmp_path / "rec.ndjson"
     recorder = Recorder.to_file(path, Redactor(), face="cli")
