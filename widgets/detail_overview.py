@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from app.engine.safety.sanitize import safe_text
+from app.engine.tasks.gone import NOT_VISIBLE_REASON
 from app.view.formatting import (
     PACING_WORDS,
     RESULT_SOURCE_WORDS,
@@ -18,7 +19,6 @@ from app.view.formatting import (
     status_label,
 )
 from app.view.state import WatchedTask
-from app.view.watched import NOT_VISIBLE_REASON
 from widgets.detail_styles import HEADING, MUTED
 from widgets.json_text import json_text
 

@@ -72,8 +72,8 @@ def _remember(app: TaskscopeApp, events: list[TaskEvent]) -> None:
     the batch, not one per event."""
     if app.known is None or not events:
         return
+    from app.engine.tasks.last_seen import last_seen_of
     from app.view.known_tasks import KnownTask
-    from app.view.last_seen import last_seen_of
 
     app.known.remember_all(
         [

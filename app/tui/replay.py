@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Sequence
-from typing import Any
 
 from app.engine.record.recording import (
     Action,
@@ -22,6 +21,7 @@ from app.engine.record.recording import (
     RecordedEvent,
     RecordedFrame,
     SessionInfo,
+    action_tasks,
 )
 from app.engine.record.replay import Recording, ReplayClock, play
 from app.engine.rpc.reconnect import ConnectionEvent
@@ -57,8 +57,6 @@ def replayed_info(info: SessionInfo | None, path: str, servers: Sequence[str] = 
     return dataclasses.replace(info, readonly=True, replay=True)
 
 
-MAX_REPLAYED_TASKS = 10_000
-"""Task ids one replayed action names at most (a hand-edited file may list any number)."""
 APP_ACTIONS = frozenset({"restored", "cleared", "forgot"})
 """The recorded actions the App carried out itself, which a replay carries out again."""
 CONNECTION_STATES: dict[str, ConnectionState] = {
@@ -162,13 +160,10 @@ class ReplaySource(RecordedSource):
 
     def _replay_action(self, action: Action) -> None:
         """Tell the App of an action it carried out itself, its ids renamed to row keys."""
-        listed = action.details.get("tasks")
-        tasks: dict[str, dict[str, Any]] = {}
-        for task in listed[:MAX_REPLAYED_TASKS] if isinstance(listed, list) else []:
-            task_id = task.get("id") if isinstance(task, dict) else None
-            if isinstance(task_id, str) and task_id:
-                key = task_id if action.server is None else row_key(action.server, task_id)
-                tasks[key] = task
+        tasks = {
+            task_id if action.server is None else row_key(action.server, task_id): task
+            for task_id, task in action_tasks(action)
+        }
         if tasks and self._on_action is not None:
             self._on_action(action.action, tasks)
 

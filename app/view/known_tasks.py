@@ -23,8 +23,8 @@ from typing import Any
 from app.engine.paths import data_dir
 from app.engine.rpc.targets import without_userinfo
 from app.engine.safety.redact import hide_learned
+from app.engine.tasks.last_seen import LastSeen, last_seen_from_json
 from app.engine.tasks.server_keys import row_key, split_key
-from app.view.last_seen import LastSeen, last_seen_from_json
 
 FILE_NAME = "known-tasks.json"
 MAX_TASKS_PER_SERVER = 500

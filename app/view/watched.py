@@ -11,16 +11,16 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from app.engine.record.history import LifeStep
-from app.engine.rpc.reconnect import LOST_WITH_OLD_SESSION
+from app.engine.tasks.gone import NOT_VISIBLE_REASON, GoneKind, gone_detail, gone_kind
 from app.engine.tasks.server_keys import bare_id
 from app.view.json_diff import StateDiff, json_diff
 from app.view.status_history import EMPTY_HISTORY, StatusChange, StatusHistory, next_history
 
 if TYPE_CHECKING:  # annotations only: the TUI's first frame does not load pydantic
     from app.engine.tasks.events import NextPoll, TaskEvent
+    from app.engine.tasks.last_seen import LastSeen
     from app.engine.tasks.models import Task
     from app.view.known_tasks import KnownTask
-    from app.view.last_seen import LastSeen
 
 DEFAULT_TIMELINE_CAP = 200
 """How many timeline entries each task keeps; older ones are dropped first."""
@@ -42,10 +42,6 @@ DisplayStatus = Literal[
 legacy task this session cannot see, made by an earlier run's session or the one before a
 reconnect)."""
 
-NOT_VISIBLE_REASON = (
-    "not visible to this session (legacy tasks are bound to the session that created them)"
-)
-"""The one explanation of `not_visible`, wherever it is shown."""
 
 _MATERIAL_KINDS = frozenset({"transition", "changed", "result"})
 _GOOD_POLL_KINDS = frozenset({"created", "polled", "transition", "changed", "result"})
@@ -198,22 +194,6 @@ class WatchedTask:
         )
 
 
-def _expired_by_ttl(watched: WatchedTask, at: float) -> bool:
-    expires_at = watched.expires_at
-    return expires_at is not None and at >= expires_at
-
-
-def _not_visible(watched: WatchedTask, event: TaskEvent) -> bool:
-    """A "not found" for a legacy task another session made: one this session never saw that
-    an earlier run saw on the legacy wire, or one the session before a reconnect took along."""
-    if event.kind != "expired":
-        return False
-    if (event.detail or "").startswith(LOST_WITH_OLD_SESSION):
-        return True
-    seen = watched.seen_before
-    return watched.task is None and seen is not None and seen.wire == "legacy"
-
-
 def _pending_after(watched: WatchedTask, event: TaskEvent, task: Task | None) -> frozenset[str]:
     pending = watched.pending_inputs
     request = event.input_request
@@ -229,21 +209,17 @@ def _pending_after(watched: WatchedTask, event: TaskEvent, task: Task | None) ->
     return pending
 
 
-NOT_FOUND_DETAIL = "the server does not know this id"
-
-
-def _gone_kind(watched: WatchedTask, event: TaskEvent) -> str:
-    """What an "expired" event (the server does not know the id) makes of the task: `expired`
-    once its TTL has passed, else `not visible` for a legacy task another session made, else
-    `forgotten` (an id never seen alive is `not found`, decided before)."""
-    if _expired_by_ttl(watched, event.at):
-        return "expired"
-    return "not visible" if _not_visible(watched, event) else "forgotten"
-
-
-def _never_known(watched: WatchedTask, event: TaskEvent, known_before: bool) -> bool:
-    """A "not found" for an id that never had a good state here nor in an earlier run."""
-    return event.kind == "expired" and watched.task is None and not known_before
+def _gone(watched: WatchedTask, event: TaskEvent, known_before: bool) -> GoneKind:
+    """What an "expired" event (the server does not know the id) makes of the task."""
+    seen = watched.seen_before
+    return gone_kind(
+        event.at,
+        watched.expires_at,
+        seen_here=watched.task is not None,
+        known_before=known_before,
+        legacy_before=seen is not None and seen.wire == "legacy",
+        detail=event.detail,
+    )
 
 
 def _entry_for(
@@ -266,13 +242,9 @@ def _entry_for(
     elif kind in ("input_needed", "input_answered") and event.input_request is not None:
         request = event.input_request
         detail = detail or f"{request.method} [{request.key}] {request.message}".strip()
-    elif _never_known(watched, event, known_before):
-        kind = "not found"
-        detail = f"{NOT_FOUND_DETAIL} ({detail})" if detail else NOT_FOUND_DETAIL
     elif kind == "expired":
-        kind = _gone_kind(watched, event)
-        if kind == "not visible":
-            detail = f"{NOT_VISIBLE_REASON} ({detail})" if detail else NOT_VISIBLE_REASON
+        gone = _gone(watched, event, known_before)
+        kind, detail = gone, gone_detail(gone, detail)
     return TimelineEntry(event.at, kind, event.source, status, detail, diff=diff or None)
 
 
@@ -365,11 +337,10 @@ def apply_event(
         )
         changes["errors"] = watched.errors + 1
     elif event.kind == "expired":
-        unknown = _never_known(watched, event, known_before)
-        gone = "not found" if unknown else _gone_kind(watched, event)
+        gone = _gone(watched, event, known_before)
         changes["expired"] = gone == "expired"
         changes["forgotten"] = gone == "forgotten"
-        changes["not_found"] = unknown
+        changes["not_found"] = gone == "not found"
         changes["not_visible"] = gone == "not visible"
         changes["next_poll"] = None
         changes["next_poll_at"] = None

@@ -15,10 +15,10 @@ from app.engine.record.recorder import Recorder, redactor_for
 from app.engine.record.recording import ConnectionChange
 from app.engine.record.replay import read_recording
 from app.engine.rpc.reconnect import LOST_WITH_OLD_SESSION, ReconnectPolicy
+from app.engine.tasks.gone import NOT_VISIBLE_REASON
 from app.tui.app import TaskscopeApp
 from app.tui.live import LiveSource
 from app.tui.run import replay_app
-from app.view.watched import NOT_VISIBLE_REASON
 from tests.support.demo_servers import demo_children
 from tests.support.tui_helpers import SIZE, connected, only_task, stdio_target, wait_for
 from widgets.arguments_form import CreateRequest
@@ -47,7 +47,6 @@ async def test_header_shows_the_reconnect_and_the_lost_task_stays_listed(tmp_pat
             pilot, lambda: "↻ reconnecting: reconnecting in" in header.header_text().plain
         )
         assert "(attempt 1)" in header.header_text().plain
-        reconnecting = connection_line(header.header_text().plain)
         await wait_for(pilot, lambda: only_task(app).settled, timeout=20)
         text = header.header_text().plain
         assert "● connected" in text and "reconnecting" not in text
@@ -64,6 +63,7 @@ async def test_header_shows_the_reconnect_and_the_lost_task_stays_listed(tmp_pat
     assert [change.kind for change in changes] == ["lost", "reconnecting", "reconnected"]
     # played up to the moment the connection was being reopened, then to its end
     upto = recording.entries.index(changes[1]) + 1
+    reconnecting = "↻ reconnecting: reconnecting in 3 s (attempt 1)"  # the countdown then
     for entries, expected in ((recording.entries[:upto], reconnecting), (recording.entries, None)):
         cut = dataclasses.replace(recording, entries=entries)
         text = await replayed_header(replay_app(str(record), cut, speed=None))

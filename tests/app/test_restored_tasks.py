@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from rich.text import Text
 
+from app.engine.tasks.gone import NOT_VISIBLE_REASON
 from app.view.formatting import format_duration
-from app.view.watched import NOT_VISIBLE_REASON
 from tests.support.demo_servers import start_http_demo
 from tests.support.markup import rendered_text, shown_text
 from tests.support.tui_helpers import (

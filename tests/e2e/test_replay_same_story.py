@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 from rich.text import Text
 
+from app.engine.record.export import render, task_lives
 from app.engine.record.recorder import Recorder, redactor_for
 from app.engine.record.replay import read_recording
+from app.engine.tasks.gone import NOT_VISIBLE_REASON
 from app.tui.app import TaskscopeApp
 from app.tui.live import LiveSource
 from app.tui.run import replay_app
@@ -99,3 +101,13 @@ async def test_a_recorded_session_replays_the_same_rows_on_the_recorded_clock(
     lines = [json.loads(line) for line in record.read_text().splitlines()]
     actions = [line["action"] for line in lines if line["type"] == "action"]
     assert actions.count("restored") == 1 and actions.count("cleared") == 1
+
+    # the export of the restored task's life (`tasks export`, `e`) names it as the rows did
+    (life,) = json.loads(render(task_lives(recording.entries, [restored]), "json"))["tasks"]
+    kinds = [step["kind"] for step in life["steps"]]
+    assert "not visible" in kinds and "expired" not in kinds and "not found" not in kinds
+    (gone,) = [step for step in life["steps"] if step["kind"] == "not visible"]
+    assert gone["detail"].startswith(NOT_VISIBLE_REASON)
+    assert [step["detail"] for step in life["steps"] if step["kind"] == "stopped"] == [
+        "not visible"
+    ]

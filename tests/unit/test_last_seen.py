@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from app.engine.tasks.last_seen import LastSeen, last_seen_from_json, last_seen_of
 from app.engine.tasks.models import Task
 from app.view.known_tasks import KnownTask, KnownTasks
-from app.view.last_seen import LastSeen, last_seen_from_json, last_seen_of
 
 CREATED = datetime(2026, 11, 18, 11, 0, tzinfo=UTC)
 UPDATED = datetime(2026, 11, 18, 11, 0, 3, tzinfo=UTC)

@@ -262,6 +262,23 @@ def connection_line(event: ConnectionEvent) -> dict[str, Any]:
     return {"type": "connection", "at": event.at, "connection": body}
 
 
+MAX_ACTION_TASKS = 10_000
+"""Tasks one of the App's own actions names at most when read (a hand-edited file may list any
+number)."""
+
+
+def action_tasks(action: Action) -> list[tuple[str, dict[str, Any]]]:
+    """Each task an App action (`restored`, `cleared`, `forgot`) names in `details.tasks`: its id
+    with its particulars; entries without a string id are passed over."""
+    listed = action.details.get("tasks")
+    named: list[tuple[str, dict[str, Any]]] = []
+    for task in listed[:MAX_ACTION_TASKS] if isinstance(listed, list) else []:
+        task_id = task.get("id") if isinstance(task, dict) else None
+        if isinstance(task_id, str) and task_id:
+            named.append((task_id, task))
+    return named
+
+
 # -- decoding -----------------------------------------------------------------------------------
 
 

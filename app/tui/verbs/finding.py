@@ -142,8 +142,8 @@ def replay_action(app: TaskscopeApp, action: str, tasks: Mapping[str, Mapping[st
     """Carry out again an action a recording holds that the App carried out itself: note the
     restored ids (with what the earlier run saw of each), or drop the cleared or forgotten rows."""
     if action == "restored":
+        from app.engine.tasks.last_seen import last_seen_from_json
         from app.view.known_tasks import KnownTask
-        from app.view.last_seen import last_seen_from_json
 
         app.tasks.known_before(
             KnownTask(
