@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import heapq
-from datetime import datetime
+from datetime import UTC, datetime
 
 from rich.table import Table
 from rich.text import Text
 
 from app.engine.safety.sanitize import safe_text
+from app.engine.tasks.gone import NOT_VISIBLE_REASON
 from app.view.formatting import (
     PACING_WORDS,
     RESULT_SOURCE_WORDS,
@@ -27,6 +28,11 @@ MAX_SHOWN_INPUTS = 10
 
 def _when(value: datetime | None) -> str:
     return value.isoformat() if value is not None else "—"
+
+
+def _when_epoch(value: float | None) -> str:
+    """A remembered time (seconds since the epoch) as the server's times are shown."""
+    return _when(datetime.fromtimestamp(value, UTC) if value is not None else None)
 
 
 def overview_table(watched: WatchedTask) -> Table:
@@ -71,6 +77,15 @@ def overview_table(watched: WatchedTask) -> Table:
             row("result", RESULT_SOURCE_WORDS.get(task.result_source, task.result_source))
         if task.error is not None:
             row("error", safe_text(f"{task.error.code}: {task.error.message}"))
+    elif watched.seen_before is not None:
+        seen = watched.seen_before
+        if seen.status is not None:
+            row("last seen", f"{status_label(seen.status)} (by an earlier run)")
+        row("wire", seen.wire or "—")
+        row("created", _when_epoch(seen.created_at))
+        row("last updated", _when_epoch(seen.last_updated_at))
+        if seen.created_at is not None:
+            row("ttl", "unlimited" if seen.ttl_ms is None else format_duration(seen.ttl_ms / 1000))
     if watched.synchronous:
         row("answer", "answered synchronously (no task was created)")
     if watched.next_poll is not None and watched.next_poll_at is not None:
@@ -86,14 +101,15 @@ def overview_table(watched: WatchedTask) -> Table:
         row("violation", reason)
     if watched.not_found:
         row("server", "does not know this id (never seen alive: check it for a typo)")
+    elif watched.not_visible:
+        row("server", NOT_VISIBLE_REASON)
     elif watched.expired or watched.forgotten:
         word = "expired (TTL elapsed)" if watched.expired else "forgotten before its TTL"
         row("server", f"no longer knows the task: {word}")
     if watched.stopped is not None:
-        # The poller says "expired" for any task the server stopped knowing; the server row
-        # above already says which it was, so the watch line does not contradict it.
-        gone = watched.stopped == "expired" and (watched.forgotten or watched.not_found)
-        stopped = "the server no longer answers for it" if gone else watched.stopped
+        # The server row above says what became of a task the server stopped answering for, so
+        # the watch line does not say it again (or contradict it).
+        stopped = "the server no longer answers for it" if watched.gone else watched.stopped
         row("watch", safe_text(f"stopped: {stopped}"))
     if watched.pending_inputs or (task is not None and task.input_requests):
         row("input", _inputs_text(watched))

@@ -183,15 +183,19 @@ class HeaderBar(Widget):
         return line
 
     def _connection_text(self, state: HeaderState) -> Text:
-        """` · ● connected` (or replay), the source's note (reconnecting, or a replay's skipped
-        lines), and read-only."""
+        """` · ● connected` (or replay, and the recorded connection's state when it was not
+        connected), the source's note (reconnecting, or a replay's skipped lines), and
+        read-only."""
         line = Text(no_wrap=True)
         info = state.info
         line.append(" · ", _MUTED)
-        if info is not None and info.replay:
-            style = self._style("text-accent")
-            line.append("▶ replay", style)
-        else:
+        replay = info is not None and info.replay
+        if replay:
+            line.append("▶ replay", self._style("text-accent"))
+        style = self._style("text-accent")
+        if not replay or state.connection != "connected":  # a replay shows what was recorded
+            if replay:
+                line.append(" · ", _MUTED)
             glyph = _STATE_GLYPH.get(state.connection, "·")
             style = self._style(_STATE_STYLE[state.connection])
             line.append(f"{glyph} {state.connection}", style)
@@ -218,6 +222,9 @@ class HeaderBar(Widget):
             gone = sum(summary.by_status.get(s, 0) for s in ("expired", "forgotten", "not_found"))
             if gone:
                 counts.append(f" · {gone} gone", _MUTED)
+            unseen = summary.by_status.get("not_visible", 0)
+            if unseen:
+                counts.append(f" · {unseen} not visible", _MUTED)
             if summary.input_waiting:
                 notes.append(
                     f"  ✉ {questions_waiting(summary.input_waiting)}", self._style("text-warning")

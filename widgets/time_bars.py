@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from app.view.state import WatchedTask
@@ -23,6 +24,8 @@ STATUS_BAR_GLYPHS: dict[str, str] = {
     "cancelled": "\u2573",  # BOX DRAWINGS LIGHT DIAGONAL CROSS
     "expired": "⊘",
     "forgotten": "∅",
+    "not_found": "∄",
+    "not_visible": "◌",
     "unknown": "·",
 }
 """The glyph a bar is drawn with while the task shows each status (the last cell of an ended bar
@@ -39,6 +42,8 @@ _FILL_PRIORITY: dict[str, int] = {
     "working": 1,
     "completed": 2,
     "forgotten": 3,
+    "not_found": 3,
+    "not_visible": 3,
     "expired": 4,
     "cancelled": 5,
     "failed": 6,
@@ -56,6 +61,8 @@ LEGEND: tuple[tuple[str, str, str], ...] = (
     (STATUS_BAR_GLYPHS["cancelled"], "cancelled", "cancelled"),
     (STATUS_BAR_GLYPHS["expired"], "expired", "expired"),
     (STATUS_BAR_GLYPHS["forgotten"], "forgotten", "forgotten"),
+    (STATUS_BAR_GLYPHS["not_found"], "not found", "not_found"),
+    (STATUS_BAR_GLYPHS["not_visible"], "not visible", "not_visible"),
     (STATUS_BAR_GLYPHS["unknown"], "unknown", "unknown"),
     (MARK_GLYPHS["asked"], "asked", "asked"),
     (MARK_GLYPHS["answered"], "answered", "answered"),
@@ -135,18 +142,11 @@ class Bar:
 
 
 def bar_for(watched: WatchedTask) -> Bar:
-    """The bar of a watched task: from the server's `createdAt` (or when first seen, if earlier)
-    to now or to when it settled."""
+    """The bar of a watched task: from the server's `createdAt` (or what an earlier run saw of
+    it, or when first seen, if earlier) to now or to when it settled."""
     history = watched.history
-    task = watched.task
-    start = watched.first_seen
-    ttl_at = None
-    if task is not None:
-        if task.created_at is not None:
-            start = min(start, task.created_at.timestamp())
-        expires_at = task.expires_at
-        ttl_at = expires_at.timestamp() if expires_at is not None else None
-    return Bar(start, history.changes, history.moments, history.settled_at, ttl_at)
+    start = min(watched.first_seen, watched.created_at)
+    return Bar(start, history.changes, history.moments, history.settled_at, watched.expires_at)
 
 
 def _spans() -> Iterator[float]:
@@ -290,11 +290,21 @@ def axis_lines(scale: TimeScale) -> tuple[str, str]:
     return "".join(labels), "".join(rule)
 
 
-def legend_lines(width: int) -> list[list[tuple[str, str, str]]]:
-    """The legend entries laid out on as few lines of `width` as they fit (two spaces apart)."""
+RARE_KINDS = frozenset({"not_found", "not_visible"})
+"""Statuses the legend names only while a bar shows them (the legend would take another line
+at 80 columns for what most sessions never see)."""
+
+
+def legend_lines(
+    width: int, shown: AbstractSet[str] = frozenset()
+) -> list[list[tuple[str, str, str]]]:
+    """The legend entries laid out on as few lines of `width` as they fit (two spaces apart);
+    of the `RARE_KINDS`, only those in `shown`."""
     lines: list[list[tuple[str, str, str]]] = [[]]
     used = 0
     for entry in LEGEND:
+        if entry[2] in RARE_KINDS and entry[2] not in shown:
+            continue
         size = len(entry[0]) + 1 + len(entry[1])
         gap = 2 if lines[-1] else 0
         if lines[-1] and used + gap + size > width:

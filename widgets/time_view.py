@@ -28,6 +28,7 @@ from widgets.row_cursor import CURSOR_BINDINGS
 from widgets.task_cursor_view import TaskCursorView
 from widgets.theme_style import ThemeStyles
 from widgets.time_bars import (
+    RARE_KINDS,
     Bar,
     TimeScale,
     bar_cells,
@@ -104,7 +105,7 @@ class TimeView(TaskCursorView, can_focus=True):
         self._now = 0.0
         self._scale: TimeScale | None = None
         self._legend: list[list[tuple[str, str, str]]] = []
-        self._laid_out_for: int | None = None
+        self._laid_out_for: tuple[int, frozenset[str]] | None = None
         """The width the legend and the scale were last laid out for."""
         self._styles = ThemeStyles(lambda: self.app.theme_variables)
         self._look: ViewLook | None = None
@@ -153,11 +154,12 @@ class TimeView(TaskCursorView, can_focus=True):
             del self._bars[gone]
             self._strips.pop(gone, None)
         old_grid = self._scale.grid if self._scale is not None else None
-        self._ensure_layout()
+        laid_out = self._ensure_layout()
         self._rescale()
         marked = frozenset(marked) & frozenset(wanted)
         everything = (
-            wanted != self._order
+            laid_out
+            or wanted != self._order
             or marked != self._marked
             or (self._scale is not None and self._scale.grid != old_grid)
         )
@@ -201,16 +203,18 @@ class TimeView(TaskCursorView, can_focus=True):
         width = max(self.scrollable_content_region.width, 1)
         self.virtual_size = Size(width, len(self._order) + AXIS_HEIGHT + len(self._legend))
 
-    def _ensure_layout(self) -> None:
-        """Lay the legend and the scale out again when the width changed (a repaint may come
-        before the widget's `Resize` event)."""
+    def _ensure_layout(self) -> bool:
+        """Lay the legend and the scale out again when the width, or the rare statuses the bars
+        show, changed (a repaint may come before the widget's `Resize` event)."""
         width = self.scrollable_content_region.width
-        if width == self._laid_out_for:
-            return
-        self._laid_out_for = width
-        self._legend = legend_lines(max(width, 1))
+        rare = frozenset(watched.status for watched in self._watched.values()) & RARE_KINDS
+        if (width, rare) == self._laid_out_for:
+            return False
+        self._laid_out_for = (width, rare)
+        self._legend = legend_lines(max(width, 1), rare)
         self._rescale()
         self._update_virtual_size()
+        return True
 
     def on_resize(self, _event: events.Resize) -> None:
         self._ensure_layout()

@@ -41,6 +41,7 @@ from app.tui.keymap_ids import warn_unknown_keymap_ids
 from app.tui.list_query import ListQuery
 from app.tui.lists import TaskList, TaskTimeline
 from app.tui.messages import (
+    ActionReplayed,
     Batcher,
     CancelAcknowledged,
     SignInChanged,
@@ -304,6 +305,11 @@ class TaskscopeApp(VerbActions, App[int]):
             answer.refresh_inbox(self)
         elif clock_due:
             self.redraw.clock()
+
+    @on(ActionReplayed)
+    def _replay_action(self, message: ActionReplayed) -> None:
+        if not self._source_closed and self.is_running:
+            finding.replay_action(self, message.action, message.tasks)
 
     @on(CancelAcknowledged)
     def _show_cancel_requested(self, message: CancelAcknowledged) -> None:

@@ -7,9 +7,16 @@ The workers touch no App state and no widget: they post what happened (`SourceLo
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
-from app.tui.messages import SignInChanged, SourceConnected, SourceFailed, SourceLoaded
+from app.tui.messages import (
+    ActionReplayed,
+    SignInChanged,
+    SourceConnected,
+    SourceFailed,
+    SourceLoaded,
+)
 from app.tui.problems import describe
 
 if TYPE_CHECKING:
@@ -46,6 +53,12 @@ def run_engine(app: Screens, source: TaskSource, updates: Batcher) -> None:
         app.post_message(SignInChanged(state))
 
     source.on_sign_in(signing_in)
+
+    def replayed(action: str, tasks: Mapping[str, Mapping[str, Any]]) -> None:
+        updates.flush_now()  # the events recorded before the action are applied before it
+        app.post_message(ActionReplayed(action, tasks))
+
+    source.on_action(replayed)
 
     async def run() -> None:
         try:

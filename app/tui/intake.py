@@ -42,6 +42,7 @@ def apply_events(app: Intake, events: Iterable[TaskEvent]) -> bool:
     """Apply the events in order, then show the notes that are due; whether the task list
     changed."""
     changed = False
+    seen: dict[str, TaskEvent] = {}
     for event in events:
         if event.input_request is not None and not event.task_id:
             _stray_input(app, event.input_request)
@@ -49,17 +50,49 @@ def apply_events(app: Intake, events: Iterable[TaskEvent]) -> bool:
         if event.task_id in app.dismissed:
             continue
         changed |= app.tasks.apply(event)
+        if event.kind in REMEMBERED_KINDS and event.task_id not in app.synthetic:
+            seen[event.task_id] = event
         _after_event(app, event)
+    _remember(app, [event for task_id, event in seen.items() if _kept(app, task_id)])
     _show_due_notes(app)
     return changed
 
 
+def _kept(app: Intake, task_id: str) -> bool:
+    """Still shown and known to the server (a gone task's id was dropped from the store)."""
+    watched = app.tasks.get(task_id)
+    return watched is not None and not watched.gone
+
+
+REMEMBERED_KINDS = frozenset({"created", "transition"})
+"""Events after which the known-task store keeps what was seen of the task (once a batch): a
+new task and each change of status, not every progress step (a write of a 500-task store takes
+~14 ms on the App's loop)."""
+
+
+def _remember(app: Intake, events: list[TaskEvent]) -> None:
+    """Keep each task's id, tool and what was last seen of it for the next run: one write for
+    the batch, not one per event."""
+    if app.known is None or not events:
+        return
+    from app.engine.tasks.last_seen import last_seen_of
+    from app.view.known_tasks import KnownTask
+
+    app.known.remember_all(
+        [
+            KnownTask(
+                event.task_id,
+                event.task.tool_name if event.task is not None else None,
+                last_seen_of(event.task) if event.task is not None else None,
+            )
+            for event in events
+        ]
+    )
+
+
 def _after_event(app: Intake, event: TaskEvent) -> None:
     task_id = event.task_id
-    if event.kind == "created" and task_id not in app.synthetic and app.known is not None:
-        tool = event.task.tool_name if event.task is not None else None
-        app.known.remember(task_id, tool)
-    elif event.kind == "expired":
+    if event.kind == "expired":
         if app.known is not None:
             app.known.drop({task_id})
         watched = app.tasks.get(task_id)

@@ -18,7 +18,7 @@ import functools
 import logging
 import sys
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from enum import Enum
 from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
 
@@ -41,6 +41,7 @@ from app.engine.tasks.kinds import TERMINAL_STATUSES
 from app.tui.sign_in import SignInNote
 from app.view.sign_in import SignInListener
 from app.view.source import (
+    ActionListener,
     ConnectionState,
     EventSink,
     FrameSink,
@@ -184,6 +185,8 @@ class LiveSource:
         """A session to this server as the flags say (the watched one, or a check's own)."""
         self._session = self._new_session()
         self._session.add_connection_listener(self._on_connection)
+        if recorder is not None:
+            self._session.add_connection_listener(recorder.connection)
         self._adapter: WireAdapter | None = None
         self._poller: Poller | None = None
         self._tools: list[ToolInfo] | None = None
@@ -272,6 +275,17 @@ class LiveSource:
         if event is None or self._session.state not in ("reconnecting", "failed"):
             return None
         return self.shown.text(event.describe(time.time()))
+
+    def journal(self, action: str, task_ids: Mapping[str, Mapping[str, Any]]) -> None:
+        """Record an action the App carried out itself (nothing is sent): each task's id, as
+        the server gave it, with its particulars."""
+        if self._recorder is None or not task_ids:
+            return
+        tasks = [{**details, "id": self.shown.real_name(key)} for key, details in task_ids.items()]
+        self._recorder.action(action, None, tasks=tasks)
+
+    def on_action(self, listener: ActionListener) -> None:
+        return None
 
     def on_sign_in(self, listener: SignInListener) -> None:
         """Tell `listener` how a sign-in the server asks for goes, step by step."""

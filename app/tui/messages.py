@@ -8,8 +8,8 @@ away. Frames for the RPC log ride in the same batches, and the App's clock asks 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
@@ -33,6 +33,16 @@ class TaskEventsArrived(Message):
         super().__init__()
         self.events = tuple(events)
         self.frames = tuple(frames)
+
+
+class ActionReplayed(Message):
+    """A recording's action that the App carried out itself (`restored`, `cleared`, `forgot`),
+    to carry out again: each task's id (row key) with its particulars."""
+
+    def __init__(self, action: str, tasks: Mapping[str, Mapping[str, Any]]) -> None:
+        super().__init__()
+        self.action = action
+        self.tasks = tasks
 
 
 class SignInChanged(Message):
@@ -118,6 +128,12 @@ class Batcher:
             self._handle = loop.call_soon(self._run)
         else:
             self._handle = loop.call_later(wait, self._run)
+
+    def flush_now(self) -> None:
+        """Flush what is queued at once (so what comes next is handled after it)."""
+        if self._handle is not None:
+            self._handle.cancel()
+        self._run()
 
     def _run(self) -> None:
         self._handle = None

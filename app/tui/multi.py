@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from app.engine.record.recording import SessionInfo
@@ -20,6 +20,7 @@ from app.engine.tasks.contract import TasksCapabilities
 from app.engine.tasks.server_keys import split_key
 from app.tui.server_rename import ServerRenamer
 from app.view.source import (
+    ActionListener,
     ConnectionState,
     EventSink,
     FrameSink,
@@ -45,6 +46,24 @@ EVERY_VERB = TasksCapabilities(
 refuses what it cannot do itself, with its reason."""
 
 CHOOSE_A_SERVER = "several servers are watched: choose one first"
+
+
+def overall_state(states: Sequence[ConnectionState]) -> ConnectionState:
+    """The state of several servers together: connected while any is, else the best of the
+    others."""
+    for wanted in ("connected", "reconnecting", "connecting"):
+        if wanted in states:
+            return wanted
+    return "failed" if "failed" in states else "closed"
+
+
+def servers_note(states: Mapping[str, str]) -> str:
+    """How many servers are connected, and the state of each other: "2 of 3 · beta
+    reconnecting · gamma failed"."""
+    up = sum(state == "connected" for state in states.values())
+    parts = [f"{up} of {len(states)}"]
+    parts += [f"{name} {state}" for name, state in states.items() if state != "connected"]
+    return " · ".join(parts)
 
 
 def several_info(
@@ -215,11 +234,7 @@ class MultiSource:
             await asyncio.gather(*runners, return_exceptions=True)
 
     def connection_state(self) -> ConnectionState:
-        states = [self._state_of(slot) for slot in self._slots.values()]
-        for wanted in ("connected", "reconnecting", "connecting"):
-            if wanted in states:
-                return wanted
-        return "failed" if "failed" in states else "closed"
+        return overall_state([self._state_of(slot) for slot in self._slots.values()])
 
     def _state_of(self, slot: ServerSlot) -> ConnectionState:
         if slot.source is None or slot.problem is not None:
@@ -230,14 +245,27 @@ class MultiSource:
         """How many servers are connected, and the state of each other: "2 of 3 · beta
         reconnecting · gamma failed · delta invalid" (a config entry that cannot be used: nothing
         was tried, and `taskscope servers` calls it so too)."""
-        states = {
-            name: "invalid" if slot.source is None else self._state_of(slot)
-            for name, slot in self._slots.items()
-        }
-        up = sum(state == "connected" for state in states.values())
-        parts = [f"{up} of {len(states)}"]
-        parts += [f"{name} {state}" for name, state in states.items() if state != "connected"]
-        return " · ".join(parts)
+        return servers_note(
+            {
+                name: "invalid" if slot.source is None else self._state_of(slot)
+                for name, slot in self._slots.items()
+            }
+        )
+
+    def journal(self, action: str, task_ids: Mapping[str, Mapping[str, Any]]) -> None:
+        """Record the action with each server the row keys name, under that server's own ids."""
+        by_server: dict[str, dict[str, Mapping[str, Any]]] = {}
+        for key, details in task_ids.items():
+            found = split_key(key, self._names)
+            if found is not None:
+                by_server.setdefault(found[0], {})[found[1]] = details
+        for name, tasks in by_server.items():
+            source = self._slots[name].source
+            if source is not None:
+                source.journal(action, tasks)
+
+    def on_action(self, listener: ActionListener) -> None:
+        return None
 
     def on_sign_in(self, listener: SignInListener) -> None:
         for slot in self._slots.values():

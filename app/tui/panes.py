@@ -7,6 +7,7 @@ Each pane is built the first time it is shown, so the first frame never pays for
 
 from __future__ import annotations
 
+import time
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -105,7 +106,7 @@ def show_exchange(app: Exchanges, exchange: Exchange) -> None:
     from app.view.export import default_path
     from widgets.frame_exchange import ExchangeScreen
 
-    suggested = default_path("taskscope-exchange", app.clock())
+    suggested = default_path("taskscope-exchange", time.time())
     app.push_screen(ExchangeScreen(exchange, partial(save, app), suggested_path=suggested))
 
 
@@ -118,8 +119,6 @@ def show_server(app: Panes) -> None:
 
 def server_facts_of(app: Panes) -> ServerFacts:
     """The server pane's facts from what the App holds now (as the header shows it)."""
-    import time
-
     from app.view.server_facts import server_facts
 
     source = app.source

@@ -7,7 +7,7 @@ cancelling or answering raise `SourceUnavailable`, which the App shows as a noti
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from app.engine.record.recording import SessionInfo
@@ -18,6 +18,7 @@ from app.engine.tasks.events import TaskEvent
 from app.engine.tasks.models import InputRequest
 from app.view.sign_in import SignInListener
 from app.view.source import (
+    ActionListener,
     ConnectionState,
     EventSink,
     FrameSink,
@@ -50,6 +51,7 @@ class RecordedSource:
         self.polled: list[str] = []
         self._on_event: EventSink | None = None
         self._on_frame: FrameSink | None = None
+        self._on_action: ActionListener | None = None
 
     async def connect(self, on_event: EventSink, on_frame: FrameSink) -> SessionInfo:
         self._on_event, self._on_frame = on_event, on_frame
@@ -69,6 +71,12 @@ class RecordedSource:
 
     def connection_note(self) -> str | None:
         return None
+
+    def journal(self, action: str, task_ids: Mapping[str, Mapping[str, Any]]) -> None:
+        return None
+
+    def on_action(self, listener: ActionListener) -> None:
+        self._on_action = listener
 
     def on_sign_in(self, listener: SignInListener) -> None:
         return None

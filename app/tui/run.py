@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from app.engine.rpc.era import EraPreference
     from app.engine.rpc.targets import Target
     from app.tui.app import TaskscopeApp
+    from app.tui.config import TuiConfig
     from app.tui.live import LiveSource
     from app.tui.startup import LoadedSource
     from app.view.source import TaskSource
@@ -159,19 +160,28 @@ def run_tui(options: TuiOptions) -> int:
 
 def run_replay(path: str, recording: Recording, *, speed: float | None) -> int:
     """Run the App on a recording (no server, read-only) until the user quits."""
-    from app.tui.app import TaskscopeApp
     from app.tui.config import load_config
+
+    app = replay_app(path, recording, speed=speed, config=load_config())
+    code = asyncio.run(run_then_close(app))
+    return code if isinstance(code, int) else 0
+
+
+def replay_app(
+    path: str, recording: Recording, *, speed: float | None, config: TuiConfig | None = None
+) -> TaskscopeApp:
+    """The App on a recording, on the recording's clock, exporting from its entries."""
+    from app.tui.app import TaskscopeApp
     from app.tui.replay import ReplaySource
 
     source = ReplaySource(recording, path, speed=speed)
-    app = TaskscopeApp(
+    return TaskscopeApp(
         source,
-        config=load_config(),
+        clock=source.clock,
+        config=config,
         remember_tasks=False,
         history=lambda: recording.entries,
     )
-    code = asyncio.run(run_then_close(app))
-    return code if isinstance(code, int) else 0
 
 
 async def run_then_close(

@@ -10,7 +10,7 @@ and connects on its event loop, holding a stand-in (`LoadingSource`) meanwhile.
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from app.engine.tasks.contract import CreateOutcome
     from app.engine.tasks.models import InputRequest
     from app.view.sign_in import SignInListener
-    from app.view.source import ConnectionState, EventSink, FrameSink
+    from app.view.source import ActionListener, ConnectionState, EventSink, FrameSink
 
 History = Callable[[], "Sequence[Entry]"]
 """The recorded session, events and actions that `e` exports from."""
@@ -96,6 +96,12 @@ class LoadingSource:
         return "loading"
 
     def connection_note(self) -> str | None:
+        return None
+
+    def journal(self, action: str, task_ids: Mapping[str, Mapping[str, Any]]) -> None:
+        return None
+
+    def on_action(self, listener: ActionListener) -> None:
         return None
 
     def on_sign_in(self, listener: SignInListener) -> None:

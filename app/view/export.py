@@ -103,7 +103,8 @@ def _shown_life(watched: WatchedTask, server: SessionInfo | None) -> TaskLife:
 
 
 def default_path(prefix: str, at: float, suffix: str = "json") -> str:
-    """A file name in the working directory such as `taskscope-export-20261130-021500.json`."""
+    """A file name in the working directory such as `taskscope-export-20261130-021500.json`
+    (`at`: the wall clock, also in a replay, whose clock stands still)."""
     return f"{prefix}-{time.strftime('%Y%m%d-%H%M%S', time.localtime(at))}.{suffix}"
 
 

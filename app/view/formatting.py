@@ -26,6 +26,7 @@ STATUS_GLYPHS: dict[str, str] = {
     "expired": "⊘",
     "forgotten": "∅",
     "not_found": "∄",
+    "not_visible": "◌",
     "unknown": "·",
 }
 """One glyph per display status; always shown with the word, so colour is never the only cue."""
@@ -39,6 +40,7 @@ STATUS_WORDS: dict[str, str] = {
     "expired": "expired",
     "forgotten": "forgotten",
     "not_found": "not found",
+    "not_visible": "not visible",
     "unknown": "unknown",
 }
 """Short words for the status column (`input_required` is spelled `input` to fit)."""
@@ -69,9 +71,7 @@ def format_duration(seconds: float) -> str:
 
 def format_age(watched: WatchedTask, now: float) -> str:
     """How long ago the task was created (by the server's `createdAt` when known)."""
-    created = watched.task.created_at if watched.task else None
-    start = created.timestamp() if created is not None else watched.first_seen
-    return format_duration(now - start)
+    return format_duration(now - watched.created_at)
 
 
 def format_since(at: float, now: float) -> str:
@@ -82,12 +82,13 @@ def format_since(at: float, now: float) -> str:
 def format_ttl_left(watched: WatchedTask, now: float) -> str:
     """Time until the server may purge the task: `∞` without a TTL, `elapsed` once past it, `—`
     with no task (not answered yet, or a call answered synchronously: nothing to purge)."""
-    if watched.task is None or watched.synchronous:
+    seen = watched.seen_before
+    if watched.synchronous or (watched.task is None and (seen is None or seen.created_at is None)):
         return "—"
-    expires_at = watched.task.expires_at
+    expires_at = watched.expires_at
     if expires_at is None:
         return "∞"
-    left = expires_at.timestamp() - now
+    left = expires_at - now
     return format_duration(left) if left > 0 else "elapsed"
 
 
@@ -203,6 +204,7 @@ STATUS_COLOURS: dict[str, str] = {
     "expired": "text-error",
     "forgotten": "text-warning",
     "not_found": "text-warning",
+    "not_visible": "text-warning",
     "unknown": "",
 }
 """Which theme variable colours each display status; empty means dim."""

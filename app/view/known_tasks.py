@@ -1,7 +1,10 @@
 """The task ids taskscope watched per server, kept in the user's data directory across runs.
 
 On start the App adopts every id still listed for the server, so a restart resumes watching the
-live ones; ids the server no longer knows are shown once as expired or forgotten, then dropped.
+live ones; ids the server no longer knows are shown once as expired, forgotten or (a legacy task,
+bound to the session that created it) not visible to this session, then dropped. Each id keeps
+what the last run saw of its task (`LastSeen`: wire, status, `createdAt`, `lastUpdatedAt`, `ttl`),
+so such a row still tells its age and TTL.
 The file is small JSON (`known-tasks.json`); a broken file is treated as empty, never fatal. Server
 keys never hold a URL's `user:password@` nor a learned secret (a value a config took from the
 environment): a file written by an older taskscope that has one is rewritten without it as soon
@@ -20,6 +23,7 @@ from typing import Any
 from app.engine.paths import data_dir
 from app.engine.rpc.targets import without_userinfo
 from app.engine.safety.redact import hide_learned
+from app.engine.tasks.last_seen import LastSeen, last_seen_from_json
 from app.engine.tasks.server_keys import row_key, split_key
 
 FILE_NAME = "known-tasks.json"
@@ -29,10 +33,19 @@ MAX_TASKS_PER_SERVER = 500
 
 @dataclass(frozen=True, slots=True)
 class KnownTask:
-    """One remembered task: its id and, when known, the tool that created it."""
+    """One remembered task: its id and, when known, the tool that created it and what the last
+    run saw of it."""
 
     task_id: str
     tool: str | None = None
+    seen: LastSeen | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        """The entry as the file keeps it."""
+        entry: dict[str, Any] = {"id": self.task_id, "tool": self.tool}
+        if self.seen is not None:
+            entry.update(self.seen.as_json())
+        return entry
 
 
 class KnownTasks:
@@ -52,14 +65,29 @@ class KnownTasks:
         for entry in entries if isinstance(entries, list) else []:
             if isinstance(entry, dict) and isinstance(entry.get("id"), str):
                 tool = entry.get("tool")
-                known.append(KnownTask(entry["id"], tool if isinstance(tool, str) else None))
+                known.append(
+                    KnownTask(
+                        entry["id"],
+                        tool if isinstance(tool, str) else None,
+                        last_seen_from_json(entry),
+                    )
+                )
         return known
 
-    def remember(self, task_id: str, tool: str | None) -> None:
+    def remember(self, task_id: str, tool: str | None, seen: LastSeen | None = None) -> None:
         """Add (or refresh the tool of) one id."""
-        known = [entry for entry in self.load() if entry.task_id != task_id]
-        known.append(KnownTask(task_id, tool))
-        self._write(known[-MAX_TASKS_PER_SERVER:])
+        self.remember_all([KnownTask(task_id, tool, seen)])
+
+    def remember_all(self, tasks: list[KnownTask]) -> None:
+        """Add or refresh several ids in one write (a refreshed id keeps its place, and its tool
+        and what was seen of it when the new entry does not say)."""
+        known = {entry.task_id: entry for entry in self.load()}
+        for task in tasks:
+            before = known.get(task.task_id)
+            if before is not None:
+                task = KnownTask(task.task_id, task.tool or before.tool, task.seen or before.seen)
+            known[task.task_id] = task
+        self._write(list(known.values())[-MAX_TASKS_PER_SERVER:])
 
     def drop(self, task_ids: set[str]) -> None:
         """Forget ids (the user dismissed them, or the server no longer knows them)."""
@@ -90,7 +118,7 @@ class KnownTasks:
 
     def _write(self, known: list[KnownTask]) -> None:
         document, _ = self._read_scrubbed()
-        entries = [{"id": entry.task_id, "tool": entry.tool} for entry in known]
+        entries = [entry.as_json() for entry in known]
         if entries:
             document[self.server_key] = entries
         else:
@@ -118,16 +146,25 @@ class KnownTasksOfServers:
     def load(self) -> list[KnownTask]:
         """Every server's remembered tasks, under their row keys."""
         return [
-            KnownTask(row_key(name, entry.task_id), entry.tool)
+            KnownTask(row_key(name, entry.task_id), entry.tool, entry.seen)
             for name, store in self._stores.items()
             for entry in store.load()
         ]
 
-    def remember(self, task_id: str, tool: str | None) -> None:
+    def remember(self, task_id: str, tool: str | None, seen: LastSeen | None = None) -> None:
         """Remember a row key's task with its own server (a key of no known server is let go)."""
-        found = split_key(task_id, set(self._stores))
-        if found is not None:
-            self._stores[found[0]].remember(found[1], tool)
+        self.remember_all([KnownTask(task_id, tool, seen)])
+
+    def remember_all(self, tasks: list[KnownTask]) -> None:
+        """Remember row keys' tasks, each with its own server (one write per server)."""
+        names = set(self._stores)
+        by_server: dict[str, list[KnownTask]] = {}
+        for task in tasks:
+            found = split_key(task.task_id, names)
+            if found is not None:
+                by_server.setdefault(found[0], []).append(KnownTask(found[1], task.tool, task.seen))
+        for name, found_tasks in by_server.items():
+            self._stores[name].remember_all(found_tasks)
 
     def drop(self, task_ids: set[str]) -> None:
         """Forget row keys' tasks, each on its own server (one write per server)."""

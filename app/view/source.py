@@ -6,7 +6,7 @@ calls these verbs from its workers, so tests can swap the engine for a static on
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:  # annotations only: the App's first frame does not load the engine
@@ -25,6 +25,9 @@ ConnectionState = Literal["loading", "connecting", "connected", "reconnecting", 
 
 EventSink = Callable[["TaskEvent"], None]
 FrameSink = Callable[["Frame"], None]
+ActionListener = Callable[[str, Mapping[str, Mapping[str, Any]]], None]
+"""Told of an action the App carried out itself in a recorded session (`restored`, `cleared`,
+`forgot`), with each task's id and particulars, in order with the events."""
 
 
 class SourceUnavailable(Exception):
@@ -46,6 +49,16 @@ class TaskSource(Protocol):
 
     def connection_note(self) -> str | None:
         """What the header adds to the state, e.g. "reconnecting in 4 s (attempt 3)"."""
+        ...
+
+    def journal(self, action: str, task_ids: Mapping[str, Mapping[str, Any]]) -> None:
+        """Record an action the App carried out itself (it sends nothing: `restored`, `cleared`,
+        `forgot`) with each task's id and particulars, where the session is recorded."""
+        ...
+
+    def on_action(self, listener: ActionListener) -> None:
+        """Tell `listener` each action a recording holds that the App carried out itself (live
+        sources never call it)."""
         ...
 
     def on_sign_in(self, listener: SignInListener) -> None:

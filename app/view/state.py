@@ -34,6 +34,7 @@ from app.view.watched import (
 
 if TYPE_CHECKING:  # annotations only: the TUI's first frame does not load pydantic
     from app.engine.tasks.events import TaskEvent
+    from app.view.known_tasks import KnownTask
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,9 +61,9 @@ class TasksState:
         self.timeline_cap = timeline_cap
         self._tasks: dict[str, WatchedTask] = {}
         self._forgotten: set[str] = set()
-        self._known_before: dict[str, str | None] = {}
-        """Ids watched in an earlier run, with the tool that created each (if remembered)."""
-        """Ids watched in an earlier run (resumed from the known-task store)."""
+        self._known_before: dict[str, KnownTask] = {}
+        """Ids watched in an earlier run (resumed from the known-task store), with the tool that
+        created each and what that run last saw of it."""
         self._totals = _Totals()
 
     @property
@@ -94,16 +95,16 @@ class TasksState:
             before,
             event,
             timeline_cap=self.timeline_cap,
-            known_before=event.task_id in self._known_before,
-            known_tool=self._known_before.get(event.task_id),
+            known=self._known_before.get(event.task_id),
         )
         self._put(event.task_id, before, after)
         return after != before
 
-    def known_before(self, tools: Mapping[str, str | None]) -> None:
-        """Note ids watched in an earlier run, each with its tool: if the server no longer knows
-        one it is shown as forgotten (or expired) under that tool, not as an id it never knew."""
-        self._known_before.update(tools)
+    def known_before(self, known: Iterable[KnownTask]) -> None:
+        """Note ids watched in an earlier run, each with its tool and what that run saw: if the
+        server no longer knows one (or, a legacy task, not in this session) it is shown as such
+        under that tool and with its own times, not as an id it never knew."""
+        self._known_before.update((entry.task_id, entry) for entry in known)
 
     def apply_all(self, events: Iterable[TaskEvent]) -> set[str]:
         """Fold a batch of events in order; the ids whose rows need repainting."""

@@ -107,6 +107,7 @@ _STATUS_RANK: dict[str, int] = {
     "failed": 1,
     "forgotten": 2,
     "not_found": 3,
+    "not_visible": 3,
     "expired": 4,
     "unknown": 5,
     "working": 6,
@@ -115,21 +116,16 @@ _STATUS_RANK: dict[str, int] = {
 }
 
 
-def _started(watched: WatchedTask) -> float:
-    created = watched.task.created_at if watched.task else None
-    return created.timestamp() if created is not None else watched.first_seen
-
-
 def sort_key(watched: WatchedTask, key: SortKey) -> tuple[Any, ...]:
     """A comparable key for one order; ties fall back to first-seen then id, so rows stay put."""
     stable = (watched.first_seen, watched.task_id)
     if key == "age":
-        return (_started(watched), *stable)
+        return (watched.created_at, *stable)
     if key == "status":
         return (_STATUS_RANK.get(watched.status, 9), not watched.erroring, *stable)
     if key == "tool":
         return ((watched.tool_name or "\uffff").casefold(), *stable)
-    return (watched.last_change, *stable)
+    return (watched.changed_at, *stable)
 
 
 def ordered_ids(

@@ -11,13 +11,16 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from app.engine.record.history import LifeStep
+from app.engine.tasks.gone import NOT_VISIBLE_REASON, GoneKind, gone_detail, gone_kind
 from app.engine.tasks.server_keys import bare_id
 from app.view.json_diff import StateDiff, json_diff
-from app.view.status_history import EMPTY_HISTORY, StatusHistory, next_history
+from app.view.status_history import EMPTY_HISTORY, StatusChange, StatusHistory, next_history
 
 if TYPE_CHECKING:  # annotations only: the TUI's first frame does not load pydantic
     from app.engine.tasks.events import NextPoll, TaskEvent
+    from app.engine.tasks.last_seen import LastSeen
     from app.engine.tasks.models import Task
+    from app.view.known_tasks import KnownTask
 
 DEFAULT_TIMELINE_CAP = 200
 """How many timeline entries each task keeps; older ones are dropped first."""
@@ -31,10 +34,14 @@ DisplayStatus = Literal[
     "expired",
     "forgotten",
     "not_found",
+    "not_visible",
     "unknown",
 ]
 """What the status column shows: the server's status, or what became of a task it lost
-(`not_found`: an id the server never knew, e.g. a mistyped one pasted with `a`)."""
+(`not_found`: an id the server never knew, e.g. a mistyped one pasted with `a`; `not_visible`: a
+legacy task this session cannot see, made by an earlier run's session or the one before a
+reconnect)."""
+
 
 _MATERIAL_KINDS = frozenset({"transition", "changed", "result"})
 _GOOD_POLL_KINDS = frozenset({"created", "polled", "transition", "changed", "result"})
@@ -82,6 +89,11 @@ class WatchedTask:
     not_found: bool = False
     """The server answered "not found" for an id never seen alive (not in this run, nor in an
     earlier one): it does not know the id, rather than having forgotten a task."""
+    not_visible: bool = False
+    """A legacy task the server answers "not found" for because another session made it (an
+    earlier run's, or the one before a reconnect): see `NOT_VISIBLE_REASON`."""
+    seen_before: LastSeen | None = None
+    """What an earlier run last saw of the task (restored from the known-task store)."""
     stopped: str | None = None
     pending_inputs: frozenset[str] = frozenset()
     answered_inputs: frozenset[str] = frozenset()
@@ -107,6 +119,8 @@ class WatchedTask:
             return "forgotten"
         if self.not_found:
             return "not_found"
+        if self.not_visible:
+            return "not_visible"
         if self.task is None:
             return "unknown"
         return self.task.status
@@ -129,7 +143,7 @@ class WatchedTask:
     def is_fault(self) -> bool:
         """Failed, expired or forgotten, waiting for input, erroring, or a tool error result."""
         return (
-            self.status in ("failed", "expired", "forgotten", "not_found")
+            self.status in ("failed", "expired", "forgotten", "not_found", "not_visible")
             or self.input_waiting
             or self.erroring
             or (self.task is not None and self.task.is_tool_error)
@@ -137,9 +151,38 @@ class WatchedTask:
 
     @property
     def gone(self) -> bool:
-        """True when the server does not know the task (any more): expired, forgotten or an id
-        it never knew. `C` clears these rows."""
-        return self.expired or self.forgotten or self.not_found
+        """True when the server does not know the task (any more), or not to this session:
+        expired, forgotten, an id it never knew, or not visible. `C` clears these rows."""
+        return self.expired or self.forgotten or self.not_found or self.not_visible
+
+    @property
+    def created_at(self) -> float:
+        """When the task was created: the server's `createdAt`, else the one an earlier run saw,
+        else when this session first saw the id (ages count from it)."""
+        created = self.task.created_at if self.task is not None else None
+        if created is not None:
+            return created.timestamp()
+        seen = self.seen_before
+        if seen is not None and seen.created_at is not None:
+            return seen.created_at
+        return self.first_seen
+
+    @property
+    def changed_at(self) -> float:
+        """When the task last changed: for a task this session never saw, the `lastUpdatedAt` an
+        earlier run saw; else its last material change here."""
+        seen = self.seen_before
+        if self.task is None and seen is not None and seen.last_updated_at is not None:
+            return seen.last_updated_at
+        return self.last_change
+
+    @property
+    def expires_at(self) -> float | None:
+        """`createdAt + ttl` (None: no TTL, or not known): the server's, else an earlier run's."""
+        if self.task is not None:
+            expires = self.task.expires_at
+            return expires.timestamp() if expires is not None else None
+        return self.seen_before.expires_at if self.seen_before is not None else None
 
     @property
     def settled(self) -> bool:
@@ -149,11 +192,6 @@ class WatchedTask:
             or self.stopped is not None
             or (self.task is not None and self.task.is_terminal)
         )
-
-
-def _expired_by_ttl(task: Task | None, at: float) -> bool:
-    expires_at = task.expires_at if task is not None else None
-    return expires_at is not None and at >= expires_at.timestamp()
 
 
 def _pending_after(watched: WatchedTask, event: TaskEvent, task: Task | None) -> frozenset[str]:
@@ -171,12 +209,17 @@ def _pending_after(watched: WatchedTask, event: TaskEvent, task: Task | None) ->
     return pending
 
 
-NOT_FOUND_DETAIL = "the server does not know this id"
-
-
-def _never_known(watched: WatchedTask, event: TaskEvent, known_before: bool) -> bool:
-    """A "not found" for an id that never had a good state here nor in an earlier run."""
-    return event.kind == "expired" and watched.task is None and not known_before
+def _gone(watched: WatchedTask, event: TaskEvent, known_before: bool) -> GoneKind:
+    """What an "expired" event (the server does not know the id) makes of the task."""
+    seen = watched.seen_before
+    return gone_kind(
+        event.at,
+        watched.expires_at,
+        seen_here=watched.task is not None,
+        known_before=known_before,
+        legacy_before=seen is not None and seen.wire == "legacy",
+        detail=event.detail,
+    )
 
 
 def _entry_for(
@@ -201,11 +244,9 @@ def _entry_for(
     elif kind in ("input_needed", "input_answered") and event.input_request is not None:
         request = event.input_request
         detail = detail or f"{request.method} [{request.key}] {request.message}".strip()
-    elif _never_known(watched, event, known_before):
-        kind = "not found"
-        detail = f"{NOT_FOUND_DETAIL} ({detail})" if detail else NOT_FOUND_DETAIL
     elif kind == "expired":
-        kind = "expired" if _expired_by_ttl(watched.task, event.at) else "forgotten"
+        gone = _gone(watched, event, known_before)
+        kind, detail = gone, gone_detail(gone, detail)
     return TimelineEntry(event.at, kind, event.source, status, detail, diff=diff or None)
 
 
@@ -221,29 +262,46 @@ def _diffed_state(task: Task) -> Any:
     return {**task.raw, PROGRESS_KEY: task.progress.model_dump(exclude_none=True)}
 
 
+_LOST_WORDS = {
+    "not_found": "not found",
+    "forgotten": "forgotten",
+    "not_visible": NOT_VISIBLE_REASON,
+}
+
+
+def _stopped_why(watched: WatchedTask, event: TaskEvent) -> str:
+    """Why the watch ended; when the server lost the task (the poller says "expired" for any
+    task it stopped knowing), what became of it, in its status's words."""
+    if event.detail == "expired" and watched.gone:
+        return _LOST_WORDS.get(watched.status, "expired")
+    return event.detail or "watch ended"
+
+
 def apply_event(
     watched: WatchedTask | None,
     event: TaskEvent,
     *,
     timeline_cap: int = DEFAULT_TIMELINE_CAP,
-    known_before: bool = False,
-    known_tool: str | None = None,
+    known: KnownTask | None = None,
 ) -> WatchedTask:
     """The new `WatchedTask` after `event`; `watched` is None for a task seen for the first time.
 
-    `known_before`: the id was watched in an earlier run (resumed), so a "not found" for it
-    means the server forgot it, not that it never knew it; `known_tool` is the tool remembered
-    for it (a forgotten task's row still names it).
+    `known`: the id was watched in an earlier run (resumed), so a "not found" for it means the
+    server forgot it (or, a legacy task, does not show it to this session), not that it never
+    knew it; its row names the tool remembered for it and reads its times from what that run
+    saw.
     """
+    known_before = known is not None
     if watched is None:
         watched = WatchedTask(
             task_id=event.task_id,
             task=None,
-            tool_name=known_tool,
+            tool_name=known.tool if known is not None else None,
             first_seen=event.at,
             last_change=event.at,
             last_event=event.at,
             server=event.server,
+            seen_before=known.seen if known is not None else None,
         )
     previous = watched.task
     task = event.task if event.task is not None else previous
@@ -283,6 +341,7 @@ def apply_event(
         changes["expired"] = False
         changes["forgotten"] = False
         changes["not_found"] = False
+        changes["not_visible"] = False
     elif event.kind == "error":
         changes["last_error"] = event.detail or "request failed"
         changes["errors"] = watched.errors + 1
@@ -292,19 +351,18 @@ def apply_event(
         )
         changes["errors"] = watched.errors + 1
     elif event.kind == "expired":
-        by_ttl = _expired_by_ttl(watched.task, event.at)
-        unknown = _never_known(watched, event, known_before)
-        changes["expired"] = by_ttl and not unknown
-        changes["forgotten"] = not by_ttl and not unknown
-        changes["not_found"] = unknown
+        gone = _gone(watched, event, known_before)
+        changes["expired"] = gone == "expired"
+        changes["forgotten"] = gone == "forgotten"
+        changes["not_found"] = gone == "not found"
+        changes["not_visible"] = gone == "not visible"
         changes["next_poll"] = None
         changes["next_poll_at"] = None
         changes["cancel_requested"] = False
     elif event.kind == "input_answered" and event.input_request is not None:
         changes["answered_inputs"] = watched.answered_inputs | {event.input_request.key}
     if event.kind == "stopped":
-        lost = watched.not_found and event.detail == "expired"
-        changes["stopped"] = "not found" if lost else event.detail or "watch ended"
+        changes["stopped"] = _stopped_why(watched, event)
         changes["next_poll"] = None
         changes["next_poll_at"] = None
 
@@ -315,6 +373,9 @@ def apply_event(
     history = next_history(
         watched.history, event.kind, _history_time(event), after.status, after.settled
     )
+    if after.not_visible and after.task is None:
+        # Never seen by this session: out of its sight since it was created, not "unknown".
+        history = replace(history, changes=(StatusChange(after.created_at, after.status),))
     return after if history is watched.history else replace(after, history=history)
 
 

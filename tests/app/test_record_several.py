@@ -140,7 +140,9 @@ async def test_a_recorded_session_of_several_servers_replays_and_exports_per_ser
         replayed = replay.tasks.tasks[asking.task_id]
         assert replayed.pending_inputs == live_questions
         assert all(key.startswith("new · ") for key in live_questions)
-        assert "3 servers" in replay.query_one(HeaderBar).header_text().plain
+        replayed_header = replay.query_one(HeaderBar).header_text().plain
+        assert "3 servers" in replayed_header
+        assert "▶ replay: 2 of 3 · down failed" in replayed_header  # as the live header said
         await pilot.press("s")
         await wait_for(pilot, lambda: "old" in server_pane_text(replay))
         pane = server_pane_text(replay)

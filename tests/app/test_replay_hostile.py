@@ -12,6 +12,7 @@ from textual.widgets import Input
 from app.engine.record.replay import read_recording
 from app.tui.app import TaskscopeApp
 from app.tui.replay import ReplaySource
+from app.tui.run import replay_app
 from tests.support.hostile_files import RECORDING, TASK_ID, with_raw
 from tests.support.tui_helpers import SIZE, only_task, wait_for
 from widgets.confirm import TextPrompt
@@ -66,3 +67,37 @@ async def test_e_in_a_replay_exports_what_the_recording_holds_and_the_app_keeps_
         assert life["taskId"] == TASK_ID and life["finalStatus"] == "completed"
     else:
         assert f"## Task `{TASK_ID}`" in text
+
+
+async def test_hostile_app_actions_and_connection_lines_replay_without_harm(
+    tmp_path: Path,
+) -> None:
+    """`restored` and `cleared` actions of any shape, and connection lines of unknown kinds or
+    with escapes in their detail: the odd ones are passed over, the task still replays, the
+    header shows the detail cleaned."""
+    junk = [
+        {"type": "action", "at": 1.0, "action": "restored", "details": {"tasks": "all"}},
+        {"type": "action", "at": 1.0, "action": "restored", "details": {"tasks": [7, None, {}]}},
+        {"type": "action", "at": 1.0, "action": "cleared", "details": {"tasks": [{"id": 9}]}},
+        {"type": "action", "at": 1.0, "action": "cleared", "details": {"tasks": [{"id": "x"}]}},
+        {"type": "connection", "at": 1.0, "connection": {"kind": "exploded"}},
+        {
+            "type": "connection",
+            "at": 1.0,
+            "connection": {"kind": "gave_up", "attempt": -3, "detail": "\x1b[31m[b]red[/b]"},
+        },
+    ]
+    path = tmp_path / "junk.ndjson"
+    lines = RECORDING.read_text(encoding="utf-8").splitlines()
+    lines += [json.dumps(line) for line in junk]
+    path.write_text("\n".join(lines) + "\n")
+    recording = read_recording(path)
+    assert [problem.split(":")[0] for problem in recording.problems] == [f"line {len(lines) - 1}"]
+    app = replay_app(str(path), recording, speed=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.tasks.tasks and only_task(app).settled)
+        await pilot.pause(0.3)
+        assert only_task(app).task_id == TASK_ID
+        header = app.query_one(HeaderBar).header_text().plain
+        assert "▶ replay · ✗ failed: gave up reconnecting: [b]red[/b] · skipped 1" in header
+        assert "\x1b" not in header

@@ -6,7 +6,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from rich.console import Console
 
 from app.engine.record.recorder import server_key
 from app.engine.rpc import paging
@@ -16,6 +15,7 @@ from app.tui.app import TaskscopeApp
 from app.tui.live import LiveSource
 from app.view.known_tasks import KnownTasks
 from tests.support.demo_servers import SUPPORT_SERVERS, start_http_demo
+from tests.support.markup import rendered_text
 from tests.support.tui_helpers import (
     SIZE,
     SPEED,
@@ -36,14 +36,6 @@ from widgets.input_sampling import InputSampling
 from widgets.tool_picker import ToolPicker
 
 pytestmark = pytest.mark.timeout(90)
-
-
-def rendered_text(renderable: object) -> str:
-    """What Rich prints for `renderable`, as plain text on one line per row."""
-    console = Console(width=200, color_system=None)
-    with console.capture() as captured:
-        console.print(renderable)
-    return captured.get()
 
 
 @pytest.fixture(autouse=True)

@@ -202,7 +202,7 @@ async def test_a_server_killed_mid_run_comes_back_and_the_other_goes_on(limited_
         await wait_for(pilot, lambda: "alpha" not in header.header_text().plain, timeout=40)
         assert "● connected: 2 of 3 · broken invalid" in header.header_text().plain
         await wait_for(pilot, lambda: of_server(app, "alpha")[0].settled, timeout=20)
-        assert of_server(app, "alpha")[0].status == "forgotten"
+        assert of_server(app, "alpha")[0].status == "not_visible"  # the old session took it
         await create_on(app, "alpha", "build_report", quarter="Q2")
         await wait_for(
             pilot,
@@ -265,7 +265,7 @@ async def test_a_config_opened_again_watches_the_tasks_of_every_server_again(
             assert {w.task_id: w.server for w in again.tasks.tasks.values()} == first_run
             (old,) = [w for w in again.tasks.tasks.values() if w.server == "old"]
             (new,) = [w for w in again.tasks.tasks.values() if w.server == "new"]
-            assert old.status == "forgotten"  # the legacy demo binds its tasks to the session
+            assert old.status == "not_visible"  # the legacy demo binds tasks to their session
             assert new.status == "completed"
             assert new.task is not None and "Q2" in str(new.task.result)
             await again.close_source()

@@ -66,3 +66,13 @@ class LastingToastsApp(TaskscopeApp):
 
 def toasts(app: App[Any]) -> list[Toast]:
     return list(app.screen.query(Toast))
+
+
+def rendered_text(renderable: object) -> str:
+    """What Rich prints for `renderable`, as plain text on one line per row."""
+    from rich.console import Console
+
+    console = Console(width=200, color_system=None)
+    with console.capture() as captured:
+        console.print(renderable)
+    return captured.get()

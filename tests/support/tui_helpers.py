@@ -107,3 +107,17 @@ async def create_on(
     source, info = app.source.server(server)
     request = CreateRequest(tool, dict(arguments), None, as_task)
     await create.create_task(app, request, ChosenServer(source, info, server))
+
+
+async def earlier_run_task(target: Target) -> WatchedTask:
+    """Run the App once on `target` (its task ids remembered in TASKSCOPE_DATA_DIR), create a
+    `build_report` task there and let it finish: the task as that run last saw it."""
+    from widgets.arguments_form import CreateRequest
+
+    earlier = live_app(target)
+    async with earlier.run_test(size=SIZE) as pilot:
+        await connected(pilot)
+        await earlier.create_task(CreateRequest("build_report", {"quarter": "Q1"}, None, True))
+        await wait_for(pilot, lambda: earlier.tasks and settled_with_result(only_task(earlier)))
+        await earlier.close_source()
+    return only_task(earlier)

@@ -15,17 +15,28 @@ from app.engine.record.export import render, task_lives
 from app.engine.record.recorder import Recorder, redactor_for
 from app.engine.record.recording import (
     Action,
+    BadLine,
+    ConnectionChange,
     Header,
     Opened,
     RecordedEvent,
     RecordedFrame,
     SessionInfo,
+    connection_line,
     decode,
     event_line,
     frame_line,
     session_line,
 )
-from app.engine.record.replay import RecordingError, parse_recording, play, read_recording
+from app.engine.record.replay import (
+    MAX_REPLAY_WAIT_S,
+    RecordingError,
+    ReplayClock,
+    parse_recording,
+    play,
+    read_recording,
+)
+from app.engine.rpc.reconnect import ConnectionEvent
 from app.engine.rpc.rpc_types import Frame
 from app.engine.rpc.targets import url_target
 from app.engine.safety import deep_json
@@ -170,6 +181,22 @@ def test_secrets_are_redacted_everywhere_in_a_line_even_inside_results() -> None
     assert text.count(REDACTED) == 3
 
 
+def test_connection_changes_and_the_apps_own_actions_are_recorded_redacted() -> None:
+    """A connection's detail (an error may quote a header or token) and the ids of `restored`
+    and `cleared` go through the same redactor as every other line."""
+    target = url_target("http://127.0.0.1:1/mcp", ["X-Api-Key: key-1234567"], SECRET, "streamable")
+    sink = io.StringIO()
+    recorder = Recorder(redactor_for(target, ["x-api-key"]), sink, face="tui")
+    recorder.connection(ConnectionEvent("lost", 3.0, detail=f"401 for Bearer {SECRET}"))
+    recorder.action("restored", None, tasks=[{"id": f"t-{SECRET}", "tool": "key-1234567"}])
+    recorder.action("cleared", None, tasks=[{"id": f"t-{SECRET}"}])
+    text = sink.getvalue()
+    assert SECRET not in text and "key-1234567" not in text
+    assert text.count(REDACTED) == 4
+    kinds = [json.loads(line)["type"] for line in text.splitlines()]
+    assert kinds == ["header", "connection", "action", "action"]
+
+
 def test_a_write_failure_stops_recording_without_raising(tmp_path: Path) -> None:
     path = tmp_path / "rec.ndjson"
     recorder = Recorder.to_file(path, Redactor(), face="cli")
@@ -236,12 +263,45 @@ async def test_play_waits_the_recorded_gaps_divided_by_speed_and_skips_session_g
         speed=4,
         sleep=sleep,
     )
-    assert delivered == ["RecordedFrame 10", "RecordedEvent 12", "RecordedFrame 501"]
+    assert delivered == [
+        "Opened 10",
+        "RecordedFrame 10",
+        "RecordedEvent 12",
+        "RecordedFrame 501",
+    ]
     assert slept == [0.5]  # (12 - 10) / 4; the 488 s before the second session is skipped
 
     slept.clear()
     await play(entries, lambda _entry: None, speed=None, sleep=sleep)
     assert slept == []
+
+
+async def test_an_idle_stretch_plays_in_a_bounded_wait_while_the_replay_clock_crosses_it() -> None:
+    entries = [
+        Header(0.0, "cli"),
+        RecordedFrame(10.0, a_frame(10.0)),
+        RecordedFrame(3610.0, a_frame(3610.0)),
+    ]
+    ticks = iter([100.0, 100.0 + MAX_REPLAY_WAIT_S / 2])
+    clock = ReplayClock(monotonic=lambda: next(ticks))
+    seen: list[tuple[float, float]] = []
+
+    async def sleep(seconds: float) -> None:
+        seen.append((seconds, clock()))  # halfway through the shortened wait
+
+    read: list[float] = []
+    await play(entries, lambda _entry: read.append(clock()), speed=1, sleep=sleep, clock=clock)
+    assert seen == [(MAX_REPLAY_WAIT_S, 1810.0)]  # an hour's gap: halfway is half an hour on
+    assert read == [10.0, 3610.0]  # each entry on its recorded moment
+    assert clock() == 3610.0  # and the clock stands at the last one
+
+
+def test_a_connection_line_reads_back_as_written() -> None:
+    event = ConnectionEvent("reconnecting", 12.5, attempt=2, delay_s=4.0, detail="lost")
+    entry = decode(json.loads(json.dumps(connection_line(event))))
+    assert entry == ConnectionChange(12.5, "reconnecting", 2, 4.0, "lost")
+    with pytest.raises(BadLine, match="unknown connection change"):
+        decode({"type": "connection", "at": 1.0, "connection": {"kind": "exploded"}})
 
 
 def test_history_without_a_file_equals_the_history_written_with_one() -> None:

@@ -16,6 +16,7 @@ from app.view.status_history import HISTORY_CAP, Moment, StatusChange, next_hist
 from widgets.time_bars import (
     LEGEND,
     MARK_GLYPHS,
+    RARE_KINDS,
     STATUS_BAR_GLYPHS,
     TTL_GLYPH,
     Bar,
@@ -181,7 +182,14 @@ def test_the_legend_wraps_to_the_width() -> None:
     assert len(wide) == 1 and len(narrow) > 1
     for line in narrow:
         assert sum(len(g) + 1 + len(w) for g, w, _k in line) + 2 * (len(line) - 1) <= 60
-    assert [entry for line in narrow for entry in line] == list(LEGEND)
+    common = [entry for entry in LEGEND if entry[2] not in RARE_KINDS]
+    assert [entry for line in narrow for entry in line] == common
+
+
+def test_the_legend_names_a_rare_status_only_while_a_bar_shows_it() -> None:
+    shown = [entry[2] for line in legend_lines(200, {"not_visible"}) for entry in line]
+    assert "not_visible" in shown and "not_found" not in shown
+    assert "not_visible" not in [entry[2] for line in legend_lines(200) for entry in line]
 
 
 # ---------------------------------------------------------------------------- history in the state

@@ -9,7 +9,7 @@ are deterministic for a given recording, and every server string in the Markdown
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -22,11 +22,14 @@ from app.engine.record.recording import (
     Opened,
     RecordedEvent,
     SessionInfo,
+    action_tasks,
     field_text,
 )
 from app.engine.safety import deep_json
 from app.engine.safety.markdown import cell, code, inline, plain
 from app.engine.safety.sanitize import clean_text
+from app.engine.tasks.gone import GoneKind, gone_detail, gone_kind
+from app.engine.tasks.last_seen import LastSeen, last_seen_from_json
 from app.engine.tasks.models import Task
 from app.engine.tasks.server_keys import task_key
 from app.engine.tasks.task_json import task_json
@@ -71,9 +74,16 @@ def task_lives(entries: Iterable[Entry], keys: Sequence[str]) -> list[TaskLife]:
     servers: dict[str, SessionInfo | None] = {}
     origins: dict[str, tuple[str | None, str]] = {}
     opened: dict[str | None, SessionInfo] = {}
+    restored: dict[str, LastSeen | None] = {}
+    """Tasks an earlier run remembered (the `restored` action), with what it saw of each."""
+    lost: dict[str, GoneKind] = {}
+    """What became of each task the server stopped knowing."""
     for entry in entries:
         if isinstance(entry, Opened):
             opened[entry.server] = entry.info
+            continue
+        if isinstance(entry, Action) and entry.action == "restored":
+            restored.update(_restored(entry))
             continue
         if isinstance(entry, RecordedEvent):
             task_id: str | None = entry.event.task_id
@@ -89,7 +99,9 @@ def task_lives(entries: Iterable[Entry], keys: Sequence[str]) -> list[TaskLife]:
         if isinstance(entry, RecordedEvent):
             if entry.event.task is not None:
                 finals[key] = entry.event.task
-            step = _event_step(entry)
+            if entry.event.kind == "expired":
+                lost[key] = _gone(entry, finals.get(key), key in restored, restored.get(key))
+            step = _event_step(entry, lost.get(key))
             if step is not None:
                 steps[key].append(step)
         else:
@@ -112,11 +124,38 @@ def latest_server(entries: Iterable[Entry], name: str | None = None) -> SessionI
     return server
 
 
-def _event_step(entry: RecordedEvent) -> LifeStep | None:
+def _restored(entry: Action) -> Iterator[tuple[str, LastSeen | None]]:
+    """Each task a `restored` action names, by its key, with what the earlier run saw of it."""
+    for task_id, task in action_tasks(entry):
+        yield task_key(entry.server, task_id), last_seen_from_json(task)
+
+
+def _gone(
+    entry: RecordedEvent, final: Task | None, known_before: bool, seen: LastSeen | None
+) -> GoneKind:
+    """What became of a task the server stopped knowing (`final`: its last good state so far;
+    `known_before`, `seen`: an earlier run remembered it, and what it saw)."""
+    expires = final.expires_at if final is not None else None
+    return gone_kind(
+        entry.at,
+        expires.timestamp() if expires is not None else seen.expires_at if seen else None,
+        seen_here=final is not None,
+        known_before=known_before,
+        legacy_before=seen is not None and seen.wire == "legacy",
+        detail=entry.event.detail,
+    )
+
+
+def _event_step(entry: RecordedEvent, lost: GoneKind | None) -> LifeStep | None:
+    """The step an event makes of a task's life (`lost`: what became of it once the server
+    stopped knowing it: the poller calls that "expired" whatever it was)."""
     event = entry.event
     status = event.task.status if event.task is not None else None
     if event.kind == "polled":
         return None
+    if event.kind == "expired" and lost is not None:
+        detail = gone_detail(lost, event.detail)
+        return LifeStep(entry.at, lost, event.source, status, detail=detail)
     if event.kind == "input_needed":
         return LifeStep(entry.at, "question", event.source, status, question=event.input_request)
     if event.kind == "input_answered":
@@ -126,6 +165,8 @@ def _event_step(entry: RecordedEvent) -> LifeStep | None:
     detail = event.detail
     if event.kind in ("created", "transition", "changed") and event.task is not None:
         detail = event.task.status_message or detail
+    elif event.kind == "stopped" and detail == "expired" and lost is not None:
+        detail = lost
     return LifeStep(
         entry.at,
         event.kind,

@@ -27,12 +27,14 @@ from app.engine.record.recording import (
     Face,
     SessionInfo,
     action_line,
+    connection_line,
     decode,
     event_line,
     frame_line,
     header_line,
     session_line,
 )
+from app.engine.rpc.reconnect import ConnectionEvent
 from app.engine.rpc.rpc_types import Frame, ServerInfo
 from app.engine.rpc.targets import HttpTarget, Target
 from app.engine.safety.redact import Redactor, hide_learned
@@ -178,6 +180,10 @@ class Recorder:
     def action(self, action: str, task_id: str | None = None, **details: Any) -> None:
         """Record something the user asked for (sent or refused) with its particulars."""
         self._write(action_line(self._journal.clock(), action, task_id, details), keep=True)
+
+    def connection(self, event: ConnectionEvent) -> None:
+        """Record what happened to the connection (a connection listener)."""
+        self._write(connection_line(event), keep=False)
 
     def tee(self, sink: EventSink) -> EventSink:
         """An event sink that records each event, then hands it to `sink`."""

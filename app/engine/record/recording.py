@@ -12,18 +12,29 @@ Every line is one JSON object with a `type` and a wall-clock `at` (seconds since
 - `frame`: one JSON-RPC frame in or out (`frame`: the redacted frame).
 - `event`: one poller `TaskEvent` (`event`: kind, taskId, source, task, inputRequest, ...).
 - `action`: something the user asked for (`action`: create, call, cancel, answer, refused, ...;
-  `taskId`; `details`).
+  `taskId`; `details`). The App's own actions, which send nothing, are recorded too, so a replay
+  tells the same story: `restored` (the ids an earlier run remembered, adopted at start-up:
+  `details.tasks`, each `id`, `tool` and what that run last saw: `wire`, `status`, `createdAt`,
+  `lastUpdatedAt` in seconds since the epoch, `ttl` in ms), `cleared` (`C`) and `forgot` (`f`)
+  (`details.tasks`: each `id` whose row was removed).
+- `connection`: the connection was lost, is being reopened, came back or was given up
+  (`connection`: `kind` lost, reconnecting, reconnected or gave_up; `attempt`; `delaySeconds`;
+  `detail`), what the header's state shows.
 
-With several servers in one session, each `session`, `frame`, `event` and `action` line also
-names its server (`serverName`), and its task ids are that server's own.
+With several servers in one session, each `session`, `frame`, `event`, `action` and `connection`
+line also names its server (`serverName`), and its task ids are that server's own.
+
+Readers skip (and name) a line they do not know, so a file with `connection` lines still replays
+in a taskscope older than them; a file without them or the App's actions replays as before.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Any, Literal, cast, get_args
 
+from app.engine.rpc.reconnect import ConnectionEvent, ConnectionEventKind
 from app.engine.rpc.rpc_types import Frame
 from app.engine.tasks.contract import TasksCapabilities
 from app.engine.tasks.events import EventKind, NextPoll, PacingTerm, Source, TaskEvent
@@ -34,7 +45,7 @@ FORMAT = "taskscope-recording"
 VERSION = 1
 
 Face = Literal["tui", "cli"]
-LineType = Literal["header", "session", "frame", "event", "action"]
+LineType = Literal["header", "session", "frame", "event", "action", "connection"]
 
 SERVER_NAME_KEY = "serverName"
 """The key naming the server of a line, when the session watched several."""
@@ -132,7 +143,23 @@ class RecordedEvent:
     """Which of several servers' tasks it is about (None: the one server)."""
 
 
-Entry = Header | Opened | Action | RecordedFrame | RecordedEvent
+@dataclass(frozen=True, slots=True)
+class ConnectionChange:
+    """The connection was lost, is being reopened, came back or was given up (as the engine's
+    `ConnectionEvent` said it)."""
+
+    at: float
+    kind: ConnectionEventKind
+    attempt: int = 0
+    delay_s: float | None = None
+    detail: str | None = None
+    server: str | None = None
+    """Which of several servers' connection it is (None: the one server)."""
+
+
+CONNECTION_KINDS = frozenset(get_args(ConnectionEventKind))
+
+Entry = Header | Opened | Action | RecordedFrame | RecordedEvent | ConnectionChange
 
 
 # -- encoding -----------------------------------------------------------------------------------
@@ -225,6 +252,33 @@ def action_line(
     return {"type": "action", "at": at, "action": action, "taskId": task_id, "details": details}
 
 
+def connection_line(event: ConnectionEvent) -> dict[str, Any]:
+    """A `connection` line: what happened to the connection, as the header shows it."""
+    body: dict[str, Any] = {"kind": event.kind, "attempt": event.attempt}
+    if event.delay_s is not None:
+        body["delaySeconds"] = event.delay_s
+    if event.detail is not None:
+        body["detail"] = event.detail
+    return {"type": "connection", "at": event.at, "connection": body}
+
+
+MAX_ACTION_TASKS = 10_000
+"""Tasks one of the App's own actions names at most when read (a hand-edited file may list any
+number)."""
+
+
+def action_tasks(action: Action) -> list[tuple[str, dict[str, Any]]]:
+    """Each task an App action (`restored`, `cleared`, `forgot`) names in `details.tasks`: its id
+    with its particulars; entries without a string id are passed over."""
+    listed = action.details.get("tasks")
+    named: list[tuple[str, dict[str, Any]]] = []
+    for task in listed[:MAX_ACTION_TASKS] if isinstance(listed, list) else []:
+        task_id = task.get("id") if isinstance(task, dict) else None
+        if isinstance(task_id, str) and task_id:
+            named.append((task_id, task))
+    return named
+
+
 # -- decoding -----------------------------------------------------------------------------------
 
 
@@ -251,6 +305,8 @@ def decode(line: Any) -> Entry:
             return RecordedEvent(at, _event(_object(line, "event"), at), server)
         if kind == "action":
             return _action(line, at, server)
+        if kind == "connection":
+            return _connection(_object(line, "connection"), at, server)
     except (ValidationError, TypeError, ValueError) as exc:
         if isinstance(exc, BadLine):
             raise
@@ -383,6 +439,21 @@ def _action(line: dict[str, Any], at: float, server: str | None) -> Action:
         action,
         _text(line.get("taskId")),
         details if isinstance(details, dict) else {},
+        server,
+    )
+
+
+def _connection(body: dict[str, Any], at: float, server: str | None) -> ConnectionChange:
+    kind = body.get("kind")
+    if not isinstance(kind, str) or kind not in CONNECTION_KINDS:
+        raise BadLine(f"unknown connection change {_shown(kind)}")
+    attempt = _integer(body.get("attempt"))
+    return ConnectionChange(
+        at,
+        cast(ConnectionEventKind, kind),
+        attempt if attempt is not None and attempt >= 0 else 0,
+        _number(body.get("delaySeconds"), "delaySeconds"),
+        _text(body.get("detail")),
         server,
     )
 

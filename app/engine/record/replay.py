@@ -3,13 +3,15 @@
 `read_recording` parses an NDJSON recording (see `recording.py`) of at most
 `TASKSCOPE_MAX_RECORDING` bytes; lines it cannot use (cut short by a crash, or hand-made to break a
 reader: nested past any recursion limit, numbers no float holds) are skipped and named in
-`problems`, and the rest still replays. `play` delivers the frames and events in their recorded
-order, at the original pace divided by `speed`, or all at once when `speed` is None.
+`problems`, and the rest still replays. `play` delivers the entries in their recorded order, at
+the original pace divided by `speed` (an idle stretch shortened to `MAX_REPLAY_WAIT_S`), or all at
+once when `speed` is None; its `ReplayClock` reads the recorded time all along.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -185,16 +187,51 @@ def _lines(file: BinaryIO, limit: int, path: str | Path) -> Iterator[str]:
 
 Sleep = Callable[[float], Awaitable[None]]
 
+MAX_REPLAY_WAIT_S = 5.0
+"""The longest a replay waits between two entries, whatever the gap and speed: a recorded idle
+stretch (a session left open, nothing happening) plays in this, while the replay's clock still
+moves over the whole gap, so ages and TTLs come out as they were."""
+
+
+class ReplayClock:
+    """The replay's time: the recorded moment of the entry last played, moving on to the next
+    entry's moment over the real wait before it (so it reads what the live session's clock read
+    at each point); it stands still when everything is played at once and after the last entry."""
+
+    def __init__(self, monotonic: Callable[[], float] = time.monotonic) -> None:
+        self._monotonic = monotonic
+        self._at = 0.0
+        self._until = 0.0
+        self._since = 0.0
+        self._rate = 0.0
+
+    def stand(self, at: float) -> None:
+        """The replay has reached the recorded moment `at`."""
+        self._at = self._until = at
+        self._rate = 0.0
+
+    def move(self, until: float, seconds: float) -> None:
+        """The replay waits `seconds` before the entry recorded at `until`."""
+        self._until = until
+        self._since = self._monotonic()
+        self._rate = (until - self._at) / seconds if seconds > 0 else 0.0
+
+    def __call__(self) -> float:
+        if not self._rate:
+            return self._at
+        return min(self._until, self._at + (self._monotonic() - self._since) * self._rate)
+
 
 async def play(
     entries: Iterable[Entry],
-    deliver: Callable[[RecordedFrame | RecordedEvent], None],
+    deliver: Callable[[Entry], None],
     *,
     speed: float | None = 1.0,
     sleep: Sleep = asyncio.sleep,
+    clock: ReplayClock | None = None,
 ) -> None:
-    """Deliver the frame and event entries in order, waiting the recorded gaps divided by
-    `speed`.
+    """Deliver every entry but the headers in order, waiting the recorded gaps divided by `speed`
+    (at most `MAX_REPLAY_WAIT_S` each); `clock` follows the recorded time.
 
     `speed=None` delivers everything without waiting. The gap before a new session's header
     (a later run appended to the same file) is skipped.
@@ -207,7 +244,11 @@ async def play(
             previous = None
             continue
         if speed is not None and previous is not None and entry.at > previous:
-            await sleep((entry.at - previous) / speed)
+            wait = min((entry.at - previous) / speed, MAX_REPLAY_WAIT_S)
+            if clock is not None:
+                clock.move(entry.at, wait)
+            await sleep(wait)
         previous = entry.at if previous is None else max(previous, entry.at)
-        if isinstance(entry, RecordedFrame | RecordedEvent):
-            deliver(entry)
+        if clock is not None:
+            clock.stand(previous)
+        deliver(entry)

@@ -10,6 +10,7 @@ closed when it ends, when its screen is dismissed, and when the App quits.
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -224,7 +225,7 @@ def _ask_path(app: Checking, report: RunReport, name: str) -> None:
         if path is not None:
             write_file(app, path, text, private=True)
 
-    suggested = default_path("taskscope-check", app.clock(), suffix)
+    suggested = default_path("taskscope-check", time.time(), suffix)
     app.push_screen(TextPrompt("Save the check report to a file", value=suggested), write)
 
 

@@ -3,7 +3,8 @@ tasks and "Clear forgotten" drops the rows the server no longer knows."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from app.engine.safety.sanitize import one_line
 from app.tui.problems import describe
@@ -35,7 +36,8 @@ def _resume_known(app: Watching, known: KnownTasks | KnownTasksOfServers) -> Non
     from app.view.source import SourceUnavailable
 
     entries = known.load()
-    app.tasks.known_before({entry.task_id: entry.tool for entry in entries})
+    app.tasks.known_before(entries)
+    app.source.journal("restored", {entry.task_id: entry.as_json() for entry in entries})
     left: list[str] = []
     for entry in entries:
         try:
@@ -120,7 +122,7 @@ def forget_tasks(app: Watching) -> None:
     for task_id in targets:
         if task_id not in app.synthetic:
             app.source.forget(task_id)
-    _drop_rows(app, targets)
+    _drop_rows(app, targets, "forgot")
     if targets:
         app.refresh_view()
         toast(app, f"Forgot {len(targets)} task{'s' if len(targets) != 1 else ''}", timeout=3)
@@ -130,14 +132,37 @@ def clear_gone(app: Watching) -> None:
     """Remove every row the server no longer knows (forgotten, expired, not found), and their
     ids from the known-task store."""
     gone = [watched.task_id for watched in app.tasks.tasks.values() if watched.gone]
-    _drop_rows(app, gone)
+    _drop_rows(app, gone, "cleared")
     app.refresh_view()
     count = len(gone)
     toast(app, f"Cleared {count} row{'s' if count != 1 else ''} the server no longer knows")
 
 
-def _drop_rows(app: Watching, task_ids: list[str]) -> None:
-    """Drop the tasks' rows and marks; later events about them are ignored."""
+def replay_action(app: Watching, action: str, tasks: Mapping[str, Mapping[str, Any]]) -> None:
+    """Carry out again an action a recording holds that the App carried out itself: note the
+    restored ids (with what the earlier run saw of each), or drop the cleared or forgotten rows."""
+    if action == "restored":
+        from app.engine.tasks.last_seen import last_seen_from_json
+        from app.view.known_tasks import KnownTask
+
+        app.tasks.known_before(
+            KnownTask(
+                key,
+                tool if isinstance(tool := task.get("tool"), str) else None,
+                last_seen_from_json(task),
+            )
+            for key, task in tasks.items()
+        )
+        return
+    _drop_rows(app, list(tasks), None)
+    app.refresh_view()
+
+
+def _drop_rows(app: Watching, task_ids: list[str], action: str | None) -> None:
+    """Drop the tasks' rows and marks; later events about them are ignored. `action` names
+    what the user did, for the recording (None: a replay doing it again)."""
+    if action is not None and task_ids:
+        app.source.journal(action, {task_id: {} for task_id in task_ids})
     for task_id in task_ids:
         app.dismissed.add(task_id)
         app.tasks.forget(task_id)

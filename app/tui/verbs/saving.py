@@ -5,6 +5,7 @@ through `write_file`."""
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import TYPE_CHECKING
 
 from app.tui.problems import describe
@@ -33,7 +34,7 @@ def save_json(app: Saving) -> None:
 
     targets = chosen_tasks(app)
     if targets:
-        save(app, tasks_json(targets), default_path("taskscope-tasks", app.clock()))
+        save(app, tasks_json(targets), default_path("taskscope-tasks", time.time()))
 
 
 def export_tasks(app: Saving) -> None:
@@ -48,7 +49,7 @@ def export_tasks(app: Saving) -> None:
     if app.history is None:
         server = app.info.label if app.info else ""
         text = export_json(targets, server=server, at=app.clock())
-        save(app, text, default_path("taskscope-export", app.clock()))
+        save(app, text, default_path("taskscope-export", time.time()))
         return
     history = app.history
     task_ids = [watched.task_id for watched in targets]

@@ -1,0 +1,113 @@
+"""A replay tells the same story as the live session it recorded: a real session against the legacy
+demo over HTTP, recorded with `--record`, that restores a task an earlier run created (not
+visible to this session), creates one of its own and clears the gone row with `C`, replays to the
+same rows, statuses and messages, with ages, last changes and TTLs on the recorded clock."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from rich.text import Text
+
+from app.engine.record.export import render, task_lives
+from app.engine.record.recorder import Recorder, redactor_for
+from app.engine.record.replay import read_recording
+from app.engine.tasks.gone import NOT_VISIBLE_REASON
+from app.tui.app import TaskscopeApp
+from app.tui.live import LiveSource
+from app.tui.run import replay_app
+from tests.support.demo_servers import start_http_demo
+from tests.support.tui_helpers import (
+    SIZE,
+    SPEED,
+    connected,
+    earlier_run_task,
+    http_target,
+    only_task,
+    settled_with_result,
+    wait_for,
+)
+from widgets.arguments_form import CreateRequest
+from widgets.task_cells import CLOCK_KEYS, clock_texts
+
+pytestmark = pytest.mark.timeout(120)
+
+SHOWN = ("status", "tool", "message")
+
+
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TASKSCOPE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("TASKSCOPE_CONFIG", str(tmp_path / "no-config.json"))
+
+
+def rows(app: TaskscopeApp) -> dict[str, tuple[str, ...]]:
+    """What each row says in its status, tool and message cells."""
+    shown: dict[str, tuple[str, ...]] = {}
+    for task_id in app.tasks.tasks:
+        cells = [app.table.get_cell(task_id, key) for key in SHOWN]
+        shown[task_id] = tuple(c.plain if isinstance(c, Text) else str(c) for c in cells)
+    return shown
+
+
+def shown_clocks(app: TaskscopeApp) -> dict[str, tuple[str, ...]]:
+    """Each row's age, last change and TTL left as the list shows them."""
+    return {
+        task_id: tuple(app.table.clock_text(task_id, key).plain for key in CLOCK_KEYS[:3])
+        for task_id in app.tasks.tasks
+    }
+
+
+async def test_a_recorded_session_replays_the_same_rows_on_the_recorded_clock(
+    tmp_path: Path,
+) -> None:
+    record = tmp_path / "session.ndjson"
+    with start_http_demo("legacy", "--speed", SPEED) as (url, _):
+        target = http_target(url)
+        restored = (await earlier_run_task(target)).task_id
+
+        recorder = Recorder.to_file(record, redactor_for(target), face="tui")
+        live = TaskscopeApp(LiveSource(target, recorder=recorder), history=recorder.history)
+        async with live.run_test(size=SIZE) as pilot:
+            await connected(pilot)
+            await wait_for(pilot, lambda: restored in live.tasks.tasks)
+            await wait_for(pilot, lambda: live.tasks.tasks[restored].settled)
+            before_clear = rows(live)
+            await live.create_task(CreateRequest("build_report", {"quarter": "Q2"}, None, True))
+            await wait_for(pilot, lambda: len(live.tasks) == 2)
+            await pilot.press("C")
+            await wait_for(pilot, lambda: restored not in live.tasks.tasks)
+            await wait_for(pilot, lambda: settled_with_result(only_task(live)))
+            await pilot.pause(0.6)  # the last batch is drawn
+            live_rows = rows(live)
+            await live.close_source()
+        recorder.close()
+        live_tasks = dict(live.tasks.tasks)
+
+    assert before_clear[restored][0] == "◌ not visible"
+    recording = read_recording(record)
+    assert recording.problems == ()
+    end = max(entry.at for entry in recording.entries)
+    replay = replay_app(str(record), recording, speed=None)
+    async with replay.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: len(replay.rpc_frames) >= len(recording.frames))
+        await wait_for(pilot, lambda: rows(replay) == live_rows)
+        assert replay.clock() == end  # the recorded clock, not today's
+        expected = {task_id: clock_texts(w, end)[:3] for task_id, w in live_tasks.items()}
+        await wait_for(pilot, lambda: shown_clocks(replay) == expected)  # the next tick's redraw
+
+    lines = [json.loads(line) for line in record.read_text().splitlines()]
+    actions = [line["action"] for line in lines if line["type"] == "action"]
+    assert actions.count("restored") == 1 and actions.count("cleared") == 1
+
+    # the export of the restored task's life (`tasks export`, `e`) names it as the rows did
+    (life,) = json.loads(render(task_lives(recording.entries, [restored]), "json"))["tasks"]
+    kinds = [step["kind"] for step in life["steps"]]
+    assert "not visible" in kinds and "expired" not in kinds and "not found" not in kinds
+    (gone,) = [step for step in life["steps"] if step["kind"] == "not visible"]
+    assert gone["detail"].startswith(NOT_VISIBLE_REASON)
+    assert [step["detail"] for step in life["steps"] if step["kind"] == "stopped"] == [
+        "not visible"
+    ]
