@@ -69,12 +69,21 @@ class LiveLoader:
 
     def load(self) -> LoadedSource:
         """Import the engine and build the source; called once, off the event loop. The heap is
-        then as big as it gets before the watch begins, so the garbage collector is settled.
+        then as big as it gets before the watch begins, so the garbage collector is settled
+        (and resumed, if `run_tui` paused it), whether or not the build succeeds."""
+        from app.tui.startup import settle_gc
 
-        Several servers get a source each behind a `MultiSource`, each recording through its
-        own `Recorder.for_server` (one file or journal, every line naming its server)."""
+        try:
+            return self._build()
+        finally:
+            settle_gc()
+
+    def _build(self) -> LoadedSource:
+        """The source and its history. Several servers get a source each behind a
+        `MultiSource`, each recording through its own `Recorder.for_server` (one file or
+        journal, every line naming its server)."""
         from app.engine.record.recorder import Recorder, redactor_for
-        from app.tui.startup import LoadedSource, settle_gc
+        from app.tui.startup import LoadedSource
 
         options = self.options
         names = [name for name, _ in options.servers]
@@ -105,9 +114,7 @@ class LiveLoader:
             )
         else:
             source = self._live(options.target, recorder)
-        loaded = LoadedSource(source, recorder.history)
-        settle_gc()
-        return loaded
+        return LoadedSource(source, recorder.history)
 
     def _live(
         self, target: Target, recorder: Recorder | None, *, retry_start: bool = False
@@ -141,6 +148,9 @@ class LiveLoader:
 
 def run_tui(options: TuiOptions) -> int:
     """Run the App until the user quits; the exit code (0, or 1 when it could not start)."""
+    from app.tui.startup import pause_gc
+
+    pause_gc()  # resumed by `LiveLoader.load`, once the engine is built
     from app.tui.app import TaskscopeApp
     from app.tui.config import load_config
     from app.tui.startup import DeferredSource

@@ -47,9 +47,20 @@ def start_after_first_frame(app: App[Any], start: Callable[[], object]) -> None:
     app.call_after_refresh(app.set_timer, ENGINE_START_DELAY_S, start)
 
 
+def pause_gc() -> None:
+    """Hold the garbage collector while the App's modules import and its first frame is drawn
+    (process-wide; `settle_gc` resumes it once the engine is built).
+
+    Importing Textual and building the App allocate tens of thousands of objects that all live
+    as long as the process, so every collection on the way to the first frame walks them for
+    nothing: about a tenth of the time to the first frame.
+    """
+    gc.disable()
+
+
 def settle_gc() -> None:
     """Keep the garbage collector's pauses short for a long watch (process-wide: call it once,
-    when the TUI's engine is built).
+    when the TUI's engine is built), and resume it if `pause_gc` held it.
 
     A full collection walks every tracked object with the event loop stopped: with a thousand
     watched tasks that was a 100-200 ms stall every few seconds. Two changes bound it. The heap
@@ -62,6 +73,7 @@ def settle_gc() -> None:
     gc.freeze()
     young, middle, old = gc.get_threshold()
     gc.set_threshold(young, max(middle, GC_MIDDLE_THRESHOLD), old)
+    gc.enable()
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,67 @@
+"""The garbage collector at start-up: held while the App imports and draws its first frame,
+resumed and settled once the engine is built, whether or not the build succeeds."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import app.tui.run as tui_run
+from app.engine.rpc.targets import StdioTarget
+from app.tui.run import LiveLoader, TuiOptions
+
+
+@pytest.fixture
+def restored_gc() -> Iterator[None]:
+    """Give the test process its collector back as it was, whatever the test did to it."""
+    threshold = gc.get_threshold()
+    yield
+    gc.enable()
+    gc.unfreeze()
+    gc.set_threshold(*threshold)
+
+
+def options() -> TuiOptions:
+    return TuiOptions(target=StdioTarget(command=["server"]), remember_tasks=False)
+
+
+def test_the_app_runs_its_first_frame_with_the_collector_paused(
+    restored_gc: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`run_tui` pauses the collector before Textual is imported; the App starts with it off."""
+    monkeypatch.setenv("TASKSCOPE_CONFIG", str(tmp_path / "none.json"))
+    seen: list[bool] = []
+
+    async def fake_run_then_close(app: object) -> int:
+        seen.append(gc.isenabled())
+        return 0
+
+    monkeypatch.setattr(tui_run, "run_then_close", fake_run_then_close)
+    assert gc.isenabled()
+    assert tui_run.run_tui(options()) == 0
+    assert seen == [False]
+
+
+def test_building_the_engine_resumes_and_settles_the_collector(restored_gc: None) -> None:
+    gc.disable()
+    LiveLoader(options()).load()
+    assert gc.isenabled()
+    assert gc.get_threshold()[1] >= 100
+
+
+def test_a_failed_build_resumes_the_collector(
+    restored_gc: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A source that cannot be built must not leave the process without a collector."""
+
+    def broken(self: LiveLoader) -> object:
+        raise RuntimeError("no engine")
+
+    monkeypatch.setattr(LiveLoader, "_build", broken)
+    gc.disable()
+    with pytest.raises(RuntimeError, match="no engine"):
+        LiveLoader(options()).load()
+    assert gc.isenabled()
