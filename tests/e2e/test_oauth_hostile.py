@@ -16,7 +16,12 @@ from urllib.parse import parse_qsl
 import httpx
 import pytest
 
-from app.engine.oauth.authorizer import AuthorizationFailed, authorizer_for
+from app.engine.oauth.authorizer import (
+    MIN_REFRESH_INTERVAL_S,
+    AuthorizationFailed,
+    Authorizer,
+    authorizer_for,
+)
 from app.engine.oauth.steps import AuthStep
 from app.engine.oauth.store import MAX_TOKEN_LIFE_S
 from app.engine.rpc.connection import Connection
@@ -25,6 +30,7 @@ from app.engine.rpc.targets import HttpTarget
 from tests.support.auth_browser import browser_command, visit
 from tests.support.cli_helpers import Run, clean_env, run_cli
 from tests.support.demo_servers import serving, start_http_demo
+from tests.support.manual_clock import ManualClock
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -237,3 +243,48 @@ def test_a_credential_folder_of_another_user_is_never_used(tmp_path: Path) -> No
     assert "belongs to user 65534" in status.document["problem"]
     assert logout.document["removed"] is False
     assert "nothing was removed" in logout.document["problem"]
+
+
+def heard(base: str) -> dict[str, list[str | None]]:
+    """What the hostile sign-in server heard: each MCP request's `Authorization`, each token
+    request's `grant_type`."""
+    document: dict[str, list[str | None]] = httpx.get(f"{base}/heard").json()
+    return document
+
+
+@pytest.mark.parametrize("hostile", ["flaky"], indirect=True)
+async def test_a_server_refusing_every_other_request_gets_one_refresh_per_interval(
+    hostile: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every other `tools/list` is refused 401 with a good, refreshable token: the first
+    refusal refreshes it; the next ones, before `MIN_REFRESH_INTERVAL_S` has passed on the
+    authorizer's clock, fail saying why, refreshing nothing and signing in again neither; once
+    the interval has passed, one refresh more."""
+    monkeypatch.setenv("TASKSCOPE_DATA_DIR", str(tmp_path / "data"))
+    person, clock = Person(), ManualClock()
+    target = HttpTarget(f"{hostile}/mcp")
+    authorizer = Authorizer(target.url, target.oauth, person, clock=clock)
+    outcomes: list[str] = []
+    try:
+        async with Connection(target, authorizer=authorizer) as connection:
+            for _ in range(REQUESTS):
+                try:
+                    await connection.request("tools/list", {})
+                    outcomes.append("ok")
+                except Exception as exc:  # the refused request, said in words
+                    outcomes.append(str(exc))
+            assert heard(hostile)["grants"] == ["authorization_code", "refresh_token"]
+            clock.now += MIN_REFRESH_INTERVAL_S
+            for _ in range(2):  # one of them refused, refreshed and sent again
+                await connection.request("tools/list", {})
+    finally:
+        await authorizer.close()
+    assert heard(hostile)["grants"] == ["authorization_code", "refresh_token", "refresh_token"]
+    assert person.sign_ins == 1
+    refused = [outcome for outcome in outcomes if outcome != "ok"]
+    assert outcomes[0] == "ok" and len(refused) == REQUESTS // 2
+    assert all("HTTP 401" in text for text in refused)
+    assert all(
+        f"not refreshed again within {MIN_REFRESH_INTERVAL_S:.0f} s, nor signed in again" in text
+        for text in refused
+    ), refused[0]

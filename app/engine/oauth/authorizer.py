@@ -41,6 +41,11 @@ EXCHANGE_TIMEOUT_S = 30.0
 MAX_RESPONSE_BYTES = 1 << 20
 MAX_ROUNDS = 3
 """Authorizations in a row that the server still refuses before taskscope stops trying."""
+MIN_REFRESH_INTERVAL_S = 30.0
+"""A token refused (401) within this long of the last refresh is not refreshed again, nor is a
+sign-in started for it: the request fails saying so. A server refusing every other request
+with a good token got one refresh per request; now it gets one per interval at most (the same
+floor as the shortest token life the store keeps)."""
 EXPIRED = 1.0
 """A token expiry in the distant past: forces the next flow to refresh first."""
 _REDACTOR = Redactor()
@@ -60,6 +65,7 @@ class Authorizer:
         observer: AuthObserver,
         *,
         store: CredentialStore | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         learn_secrets(*settings.secrets)
         self.server_url = server_url
@@ -77,6 +83,10 @@ class Authorizer:
         """Why the last sign-in on this connection failed: the next refusal fails at once."""
         self._told: str | None = None
         """The store's problem last told, so it is told once."""
+        self._clock = clock
+        self._refreshed_at: float | None = None
+        """When (on `clock`) the token was last refreshed: refusals within
+        `MIN_REFRESH_INTERVAL_S` of it refresh nothing."""
 
     def attach(
         self,
@@ -132,9 +142,12 @@ class Authorizer:
                     f"the server still refused the token after {MAX_ROUNDS} authorizations in a "
                     f"row (HTTP {status}); stopped"
                 )
-            self._rounds += 1
             provider = await self._ready()
-            if status == 401 and sent is not None and provider.context.can_refresh_token():
+            refreshable = status == 401 and sent is not None
+            if refreshable and provider.context.can_refresh_token():
+                self._refresh_allowed(status)
+            self._rounds += 1
+            if refreshable and provider.context.can_refresh_token():
                 provider.context.token_expiry_time = EXPIRED
                 await self._refresh(provider)
                 if self.current() not in (None, sent):
@@ -150,6 +163,20 @@ class Authorizer:
                 self._failure = "no authorization was obtained"
             return self.current() is not None
 
+    def _refresh_allowed(self, status: int) -> None:
+        """Raise `AuthorizationFailed` when the token was refreshed less than
+        `MIN_REFRESH_INTERVAL_S` ago: the refusal is the request's failure, not a new refresh
+        (nor a sign-in)."""
+        if self._refreshed_at is None:
+            return
+        since = max(0.0, self._clock() - self._refreshed_at)
+        if since < MIN_REFRESH_INTERVAL_S:
+            raise AuthorizationFailed(
+                f"the server refused (HTTP {status}) a token refreshed {since:.0f} s ago; it is "
+                f"not refreshed again within {MIN_REFRESH_INTERVAL_S:.0f} s, nor signed in "
+                "again: try again later, or sign in afresh (taskscope oauth logout)"
+            )
+
     async def sign_out(self) -> bool:
         """Forget the sign-in: the stored credentials go, and the next request the server
         refuses signs in afresh (a new registration too); whether anything was stored."""
@@ -161,6 +188,7 @@ class Authorizer:
             self._loaded = False
             self._rounds = 0
             self._failure = None
+            self._refreshed_at = None
             return removed
 
     def accepted(self) -> None:
@@ -222,6 +250,7 @@ class Authorizer:
             await self._drive(provider, None, {})
         after = self.current()
         if after is not None and after != before:
+            self._refreshed_at = self._clock()
             self._step("refreshed", "access token refreshed")
         else:
             provider.context.clear_tokens()

@@ -7,7 +7,14 @@ authorization server underneath, which approves every sign-in).
   repeats the form it was sent (code, PKCE verifier and all), as some servers' debug modes do;
 - `endless`: tokens say `expires_in: 1e20`;
 - `instant`: 60 KB tokens that say they expire at once (`expires_in: -5`), accepted anyway;
-- `crlf`: an access token holding CR LF, which no HTTP header can carry.
+- `crlf`: an access token holding CR LF, which no HTTP header can carry;
+- `plain`: nothing amiss (for a client whose own stored credentials are the hostile part);
+- `flaky`: every other `tools/list` is refused 401 `invalid_token` whatever token it carries
+  (the tokens are good and refreshable), as a flapping gateway might.
+
+In every mode `GET /heard` lists the `Authorization` of each MCP request received and the
+`grant_type` of each token request, so a test knows which token went out and how often the
+client refreshed.
 
 Run: python -m tests.support.servers.hostile_auth --port N --mode MODE
 """
@@ -17,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import secrets
+from urllib.parse import parse_qsl
 
 import uvicorn
 from mcp.server.auth.provider import AccessToken, RefreshToken
@@ -24,10 +32,10 @@ from mcp.shared.auth import OAuthToken
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.demo.auth_server import DemoAuthProvider
-from app.demo.http_guard import read_body
+from app.demo.http_guard import read_body, replay
 from tests.support.servers.sdk_server import build_server, protection
 
-MODES = ("echo-form", "endless", "instant", "crlf")
+MODES = ("echo-form", "endless", "instant", "crlf", "plain", "flaky")
 HUGE_TOKEN_CHARS = 60 * 1024
 ENDLESS_EXPIRES_IN = 10**20
 """`1e20` as the SDK's `OAuthToken` carries it (an int)."""
@@ -95,11 +103,70 @@ async def _answer(send: Send, status: int, body: bytes) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+class Heard:
+    """ASGI: notes the `Authorization` of every POST to `/mcp` and the `grant_type` of every
+    POST to `/token` (`GET /heard` lists them); with `flaky`, answers every other `tools/list`
+    401 `invalid_token` instead of passing it on."""
+
+    def __init__(self, app: ASGIApp, *, flaky: bool) -> None:
+        self._app = app
+        self._flaky = flaky
+        self._authorizations: list[str | None] = []
+        self._grants: list[str] = []
+        self._listings = 0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        if scope["path"] == "/heard":
+            heard = {"authorizations": self._authorizations, "grants": self._grants}
+            await _answer(send, 200, json.dumps(heard).encode())
+            return
+        if scope["method"] != "POST" or scope["path"] not in ("/mcp", "/token"):
+            await self._app(scope, receive, send)
+            return
+        body = await read_body(receive)
+        if scope["path"] == "/token":
+            self._grants.append(
+                dict(parse_qsl(body.decode("utf-8", "replace"))).get("grant_type", "")
+            )
+        else:
+            headers = {name.decode("latin-1"): value for name, value in scope["headers"]}
+            authorization = headers.get("authorization")
+            self._authorizations.append(authorization.decode("latin-1") if authorization else None)
+            if self._flaky and authorization and _method(body) == "tools/list":
+                self._listings += 1
+                if self._listings % 2 == 1:
+                    await _refuse(send)
+                    return
+        await self._app(scope, replay(body, receive), send)
+
+
+def _method(body: bytes) -> object:
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return None
+    return message.get("method") if isinstance(message, dict) else None
+
+
+async def _refuse(send: Send) -> None:
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"www-authenticate", b'Bearer error="invalid_token"'),
+    ]
+    await send({"type": "http.response.start", "status": 401, "headers": headers})
+    await send({"type": "http.response.body", "body": b'{"error": "invalid_token"}'})
+
+
 def protected(port: int, mode: str) -> ASGIApp:
     """The Streamable HTTP app of the conn-test server behind the hostile authorization server."""
     auth = protection(port, "http", HostileAuthProvider(mode))
     app = build_server(legacy_only=False, auth=auth).streamable_http_app()
-    return EchoingTokenEndpoint(app) if mode == "echo-form" else app
+    if mode == "echo-form":
+        app = EchoingTokenEndpoint(app)
+    return Heard(app, flaky=mode == "flaky")
 
 
 def main() -> None:
