@@ -101,3 +101,38 @@ async def test_hostile_app_actions_and_connection_lines_replay_without_harm(
         header = app.query_one(HeaderBar).header_text().plain
         assert "▶ replay · ✗ failed: gave up reconnecting: [b]red[/b] · skipped 1" in header
         assert "\x1b" not in header
+
+
+async def test_e_in_a_replay_refuses_an_export_that_fails_to_render_and_keeps_running(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whatever goes wrong turning the lives into text (here the renderer raises, as it did on
+    times no clock can show), the export is refused with a toast saying why, nothing is
+    written, and the App keeps running: `e` works again afterwards."""
+    import app.engine.record.export as export_module
+
+    def unrenderable(lives: object, fmt: str) -> str:
+        raise OverflowError("cannot convert float infinity to integer")
+
+    monkeypatch.setattr(export_module, "render", unrenderable)
+    recording = read_recording(RECORDING)
+    app = TaskscopeApp(
+        ReplaySource(recording, str(RECORDING), speed=None),
+        remember_tasks=False,
+        history=lambda: recording.entries,
+    )
+    target = tmp_path / "export.md"
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_for(pilot, lambda: app.tasks.tasks and only_task(app).settled)
+        for _ in range(2):
+            await pilot.press("e")
+            await wait_for(pilot, lambda: isinstance(app.screen, TextPrompt))
+            app.screen.query_one(Input).value = str(target)
+            await pilot.press("enter")
+            await wait_for(
+                pilot, lambda: any(n.title == "Export failed" for n in app._notifications)
+            )
+            assert app.is_running and app.return_code is None
+            assert not isinstance(app.screen, TextPrompt)
+            app.clear_notifications()
+    assert not target.exists()

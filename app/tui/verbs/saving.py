@@ -48,23 +48,36 @@ def export_tasks(app: Saving) -> None:
         return
     if app.history is None:
         server = app.info.label if app.info else ""
-        text = export_json(targets, server=server, at=app.clock())
+        try:
+            text = export_json(targets, server=server, at=app.clock())
+        except Exception as exc:  # as below: refused, the App stays
+            _refused(app, exc)
+            return
         save(app, text, default_path("taskscope-export", time.time()))
         return
     history = app.history
     task_ids = [watched.task_id for watched in targets]
 
     def export(path: str | None) -> None:
-        if path is not None:
-            lives = shown_lives(history(), targets)
-            json_wanted = path.lower().endswith(".json")
-            text = render(lives, "json" if json_wanted else "md")
-            write_file(app, path, text.rstrip("\n"))
+        if path is None:
+            return
+        json_wanted = path.lower().endswith(".json")
+        try:
+            text = render(shown_lives(history(), targets), "json" if json_wanted else "md")
+        except Exception as exc:  # whatever a hostile history does to the text, the App stays
+            _refused(app, exc)
+            return
+        write_file(app, path, text.rstrip("\n"))
 
     app.push_screen(
         TextPrompt("Export to a file (.md or .json)", value=export_file_name(task_ids, "md")),
         export,
     )
+
+
+def _refused(app: Saving, exc: Exception) -> None:
+    """An export whose text could not be made: said in a toast, nothing written."""
+    toast(app, f"Nothing written: {describe(exc)}", title="Export failed", severity="error")
 
 
 def save(app: Screens, text: str, suggested: str) -> None:
