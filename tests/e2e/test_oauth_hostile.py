@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import stat
+import time
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -23,7 +25,7 @@ from app.engine.oauth.authorizer import (
     authorizer_for,
 )
 from app.engine.oauth.steps import AuthStep
-from app.engine.oauth.store import MAX_TOKEN_LIFE_S
+from app.engine.oauth.store import MAX_TOKEN_LIFE_S, credentials_path
 from app.engine.rpc.connection import Connection
 from app.engine.rpc.rpc_types import Frame
 from app.engine.rpc.targets import HttpTarget
@@ -288,3 +290,63 @@ async def test_a_server_refusing_every_other_request_gets_one_refresh_per_interv
         f"not refreshed again within {MIN_REFRESH_INTERVAL_S:.0f} s, nor signed in again" in text
         for text in refused
     ), refused[0]
+
+
+PLANTED_ACCESS = "planted-access-token-NOVEMBER8812"
+PLANTED_REFRESH = "planted-refresh-token-OSCAR2291"
+
+
+def planted_file(data: Path, url: str, *, owner: int, mode: int) -> Path:
+    """A credential file for `url` in the user's own private folder, holding a fresh token and
+    a refresh token, owned by `owner` with `mode`."""
+    folder = data / "oauth"
+    folder.mkdir(parents=True, mode=0o700)
+    path = credentials_path(url, folder)
+    tokens = {"access_token": PLANTED_ACCESS, "token_type": "Bearer", "expires_in": 3600}
+    tokens["refresh_token"] = PLANTED_REFRESH
+    path.write_text(json.dumps({"server": url, "tokens": tokens, "saved_at": time.time()}))
+    path.chmod(mode)
+    os.chown(path, owner, owner)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("owner", "mode", "why"),
+    [
+        pytest.param(
+            OTHER_USER,
+            0o600,
+            f"it belongs to user {OTHER_USER}",
+            marks=pytest.mark.skipif(os.geteuid() != 0, reason="planting needs root"),
+            id="another-user",
+        ),
+        pytest.param(os.geteuid(), 0o644, "others may read or change it (mode 0644)", id="0644"),
+    ],
+)
+@pytest.mark.parametrize("hostile", ["plain"], indirect=True)
+def test_a_credential_file_planted_in_the_users_folder_is_ignored_and_replaced(
+    hostile: str, tmp_path: Path, owner: int, mode: int, why: str
+) -> None:
+    """The planted token is never sent, nor its refresh token used: the command signs in,
+    saying once on stderr that the file was ignored and why, succeeds (exit 0), and the
+    user's own credentials replace the file, which the next run uses without a sign-in."""
+    data, url = tmp_path / "data", f"{hostile}/mcp"
+    path = planted_file(data, url, owner=owner, mode=mode)
+    run = cli(data, "tools", "list", "--url", url)
+    assert run.code == 0, run.stderr
+    assert "echo" in run.stdout
+    said = [line for line in run.stderr.splitlines() if "ignored the credential file" in line]
+    assert len(said) == 1, run.stderr
+    assert said[0].startswith(f"oauth: ignored the credential file {path}: {why}")
+    assert "the next sign-in replaces it" in said[0]
+    assert "oauth: the server answered HTTP 401: authorizing" in run.stderr
+    assert PLANTED_ACCESS not in run.stdout + run.stderr
+    found = path.stat()
+    assert (found.st_uid, stat.S_IMODE(found.st_mode)) == (os.geteuid(), 0o600)
+    assert PLANTED_ACCESS not in path.read_text()
+    again = cli(data, "tools", "list", "--url", url)
+    assert again.code == 0 and "oauth:" not in again.stderr
+    sent = heard(hostile)
+    assert not any(PLANTED_ACCESS in (value or "") for value in sent["authorizations"])
+    assert sent["grants"] == ["authorization_code"]
+    assert sent["authorizations"][-1] is not None  # the second run sent its own token
