@@ -38,7 +38,7 @@ from app.tui.app import TaskscopeApp, describe
 from app.tui.live import LiveSource, Shown
 from app.view.known_tasks import KnownTasks
 from tests.support.cli_helpers import Run, clean_env, run_cli
-from tests.support.demo_servers import free_port
+from tests.support.demo_servers import free_port, stdio_demo_command
 from tests.support.tui_helpers import SIZE, by_tool, connected, wait_for
 from widgets.arguments_form import CreateRequest
 
@@ -438,3 +438,68 @@ async def test_the_inspector_keeps_no_config_value_from_the_environment(
     assert by_tool(app, "echo").task_id in known and REDACTED in key
     assert "OMEGA5533" not in shown + known + key
     assert KnownTasks(key).load() and server_key(load_config_target(str(config), "echo")) == key
+
+
+STDIO_KEY = "sk-stdio-PAPA7345-q2"
+"""What `MY_STDIO_KEY` holds: a stdio entry passes it in an argument and the environment."""
+
+
+def stdio_env_config(folder: Path) -> Path:
+    """A config of two stdio entries taking `${MY_STDIO_KEY}` in an argument (`sh`'s `$0`) and
+    in the environment: `demo` runs the demo server, `broken` says the key on stderr and exits."""
+    demo = " ".join(stdio_demo_command("legacy", "--speed", "20"))
+    key_env = {"DEMO_KEY": "${MY_STDIO_KEY}"}
+    entries = {
+        "demo": {"command": "sh", "args": ["-c", f"exec {demo}", "${MY_STDIO_KEY}"]},
+        "broken": {
+            "command": "sh",
+            "args": [
+                "-c",
+                'echo "no server for key $0 / $DEMO_KEY" >&2; exit 3',
+                "${MY_STDIO_KEY}",
+            ],
+            "env": key_env,
+        },
+    }
+    entries["demo"]["env"] = key_env
+    config = folder / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": entries}))
+    return config
+
+
+def test_a_stdio_config_value_from_the_environment_is_never_printed_nor_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`${MY_STDIO_KEY}` in a stdio entry's `args` and `env` reaches the process but nothing
+    taskscope shows or keeps: not `--record` (nor its server key, `command:…`), `--trace-frames`,
+    `servers --config`, an error quoting the server's stderr, an export, or the known-tasks key."""
+    config = stdio_env_config(tmp_path)
+    env = clean_env(MY_STDIO_KEY=STDIO_KEY)
+    record, trace = tmp_path / "rec.ndjson", tmp_path / "trace.ndjson"
+    target = ("--config", str(config), "--server", "demo")
+    call = ("tools", "call", *target, "--tool-name", "analyze_logs", "--task", "--task-watch")
+    run = run_cli(*call, "--record", str(record), "--trace-frames", str(trace), env=env)
+    assert run.code == 0, run.stderr
+    (task_id,) = read_recording(record).task_ids
+    exports = [
+        run_cli("tasks", "export", "--task-id", task_id, "--from-recording", str(record), *f)
+        for f in (("--format", "md"), ("--format", "json"))
+    ]
+    listed = run_cli("servers", "--config", str(config), env=env)
+    failed = run_cli("tools", "list", "--config", str(config), "--server", "broken", env=env)
+    assert all(export.code == 0 for export in exports)
+    assert failed.code == 1 and failed.error["code"] == "CONNECTION_FAILED"
+    assert f"no server for key {REDACTED} / {REDACTED}" in failed.error["details"]["reason"]
+    assert [server["name"] for server in listed.document["servers"]] == ["demo", "broken"]
+    recording = read_recording(record)
+    assert recording.info is not None and recording.info.server_key.startswith("command:sh -c")
+    assert REDACTED in recording.info.server_key
+    texts = [run.stdout, run.stderr, record.read_text(), trace.read_text(), listed.stdout]
+    texts += [listed.stderr, failed.stdout, failed.stderr]
+    texts += [export.stdout + export.stderr for export in exports]
+    for text in texts:
+        assert "PAPA7345" not in text, text[:300]
+    monkeypatch.setenv("MY_STDIO_KEY", STDIO_KEY)
+    key = server_key(load_config_target(str(config), "demo"))
+    assert REDACTED in key and "PAPA7345" not in key
+    assert KnownTasks(key).path.name == KnownTasks("").path.name  # one file, keyed inside
