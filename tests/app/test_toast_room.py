@@ -2,8 +2,8 @@
 
 A bulk cancel is one "N tasks finished" note (and one toast when the server refuses them all);
 a modal has the screen to itself (toasts shown before it are taken down, finished tasks wait for
-it to close, a question asked over the inbox only rings), a modal's own toasts stay clear of its hint line, and the main screen's stay clear
-of the filter bar.
+it to close, a question asked over the inbox only rings), a modal's own toasts stay clear of its
+hint line, and the main screen's stay clear of the filter bar.
 """
 
 from __future__ import annotations
