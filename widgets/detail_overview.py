@@ -104,7 +104,12 @@ def overview_table(watched: WatchedTask) -> Table:
     elif watched.not_visible:
         row("server", NOT_VISIBLE_REASON)
     elif watched.expired or watched.forgotten:
-        word = "expired (TTL elapsed)" if watched.expired else "forgotten before its TTL"
+        if watched.expired:
+            word = "expired (TTL elapsed)"
+        elif watched.ttl_known:
+            word = "forgotten before its TTL"
+        else:  # a remembered id whose TTL no run saw
+            word = "forgotten (its TTL is not known)"
         row("server", f"no longer knows the task: {word}")
     if watched.stopped is not None:
         # The server row above says what became of a task the server stopped answering for, so

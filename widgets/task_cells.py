@@ -16,8 +16,8 @@ from app.view.formatting import (
     SEVERITY_COLOURS,
     STATUS_COLOURS,
     format_age,
+    format_changed,
     format_next_poll,
-    format_since,
     format_task_progress,
     format_ttl_left,
     row_marks,
@@ -66,7 +66,7 @@ def clock_texts(watched: WatchedTask, now: float) -> ClockTexts:
     """The row's clock cells at wall-clock time `now`, each cut to its column."""
     return (
         one_line(format_age(watched, now), _CLOCK_WIDTHS["age"]),
-        one_line(format_since(watched.changed_at, now), _CLOCK_WIDTHS["changed"]),
+        one_line(format_changed(watched, now), _CLOCK_WIDTHS["changed"]),
         one_line(format_ttl_left(watched, now), _CLOCK_WIDTHS["ttl"]),
         one_line(format_next_poll(watched, now), _CLOCK_WIDTHS["next"]),
     )

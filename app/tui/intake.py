@@ -49,13 +49,27 @@ def apply_events(app: Intake, events: Iterable[TaskEvent]) -> bool:
             continue
         if event.task_id in app.dismissed:
             continue
-        changed |= app.tasks.apply(event)
+        wire = _session_wire(app, event.server) if event.kind == "expired" else None
+        changed |= app.tasks.apply(event, session_wire=wire)
         if event.kind in REMEMBERED_KINDS and event.task_id not in app.synthetic:
             seen[event.task_id] = event
         _after_event(app, event)
     _remember(app, [event for task_id, event in seen.items() if _kept(app, task_id)])
     _show_due_notes(app)
     return changed
+
+
+def _session_wire(app: Intake, server: str | None) -> str | None:
+    """The wire this session speaks to the server (`server`: which of several; None: the one
+    server), which a remembered task's "not found" is read by when its store entry kept none."""
+    from app.view.source import SourceUnavailable
+
+    if server is None:
+        return app.info.capabilities.wire if app.info is not None else None
+    try:
+        return app.source.server(server)[1].capabilities.wire
+    except SourceUnavailable:
+        return None
 
 
 def _kept(app: Intake, task_id: str) -> bool:

@@ -69,9 +69,24 @@ def format_duration(seconds: float) -> str:
     return f"{days}d{hours:02d}h"
 
 
+UNKNOWN_TIME = "—"
+"""A clock cell whose moment is not known (a restored task no run told the time of)."""
+
+
 def format_age(watched: WatchedTask, now: float) -> str:
-    """How long ago the task was created (by the server's `createdAt` when known)."""
+    """How long ago the task was created (by the server's `createdAt` when known; `—` for a
+    restored task whose creation no run saw)."""
+    if not watched.created_known:
+        return UNKNOWN_TIME
     return format_duration(now - watched.created_at)
+
+
+def format_changed(watched: WatchedTask, now: float) -> str:
+    """How long ago the task last changed (`—` for a restored task whose last change no run
+    saw)."""
+    if not watched.changed_known:
+        return UNKNOWN_TIME
+    return format_duration(now - watched.changed_at)
 
 
 def format_since(at: float, now: float) -> str:
@@ -82,9 +97,8 @@ def format_since(at: float, now: float) -> str:
 def format_ttl_left(watched: WatchedTask, now: float) -> str:
     """Time until the server may purge the task: `∞` without a TTL, `elapsed` once past it, `—`
     with no task (not answered yet, or a call answered synchronously: nothing to purge)."""
-    seen = watched.seen_before
-    if watched.synchronous or (watched.task is None and (seen is None or seen.created_at is None)):
-        return "—"
+    if watched.synchronous or not watched.ttl_known:
+        return UNKNOWN_TIME
     expires_at = watched.expires_at
     if expires_at is None:
         return "∞"

@@ -80,8 +80,9 @@ class TasksState:
     def get(self, task_id: str) -> WatchedTask | None:
         return self._tasks.get(task_id)
 
-    def apply(self, event: TaskEvent) -> bool:
-        """Fold one event into the state; True when the task's `WatchedTask` changed.
+    def apply(self, event: TaskEvent, *, session_wire: str | None = None) -> bool:
+        """Fold one event into the state; True when the task's `WatchedTask` changed
+        (`session_wire`: the wire this session speaks to the task's server, see `apply_event`).
 
         A task the user forgot stays forgotten: late events of its old watch are dropped, and only
         a new watch (`created`, e.g. a `tasks/list` import) brings it back.
@@ -96,6 +97,7 @@ class TasksState:
             event,
             timeline_cap=self.timeline_cap,
             known=self._known_before.get(event.task_id),
+            session_wire=session_wire,
         )
         self._put(event.task_id, before, after)
         return after != before

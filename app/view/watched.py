@@ -11,7 +11,13 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from app.engine.record.history import LifeStep
-from app.engine.tasks.gone import NOT_VISIBLE_REASON, GoneKind, gone_detail, gone_kind
+from app.engine.tasks.gone import (
+    NOT_VISIBLE_REASON,
+    GoneKind,
+    gone_detail,
+    gone_kind,
+    seen_on_legacy,
+)
 from app.engine.tasks.server_keys import bare_id
 from app.view.json_diff import StateDiff, json_diff
 from app.view.status_history import EMPTY_HISTORY, StatusChange, StatusHistory, next_history
@@ -94,6 +100,8 @@ class WatchedTask:
     earlier run's, or the one before a reconnect): see `NOT_VISIBLE_REASON`."""
     seen_before: LastSeen | None = None
     """What an earlier run last saw of the task (restored from the known-task store)."""
+    restored: bool = False
+    """The id came from the known-task store (an earlier run watched it)."""
     stopped: str | None = None
     pending_inputs: frozenset[str] = frozenset()
     answered_inputs: frozenset[str] = frozenset()
@@ -168,6 +176,32 @@ class WatchedTask:
         return self.first_seen
 
     @property
+    def created_known(self) -> bool:
+        """False for a restored task with no `createdAt` (not told by the server here, nor kept
+        by the earlier run: a store an older taskscope wrote): its age is unknown, not counted
+        from the restore."""
+        if not self.restored or (self.task is not None and self.task.created_at is not None):
+            return True
+        seen = self.seen_before
+        return seen is not None and seen.created_at is not None
+
+    @property
+    def changed_known(self) -> bool:
+        """False for a restored task this session never saw whose `lastUpdatedAt` the earlier
+        run did not keep: when it last changed is unknown."""
+        if not self.restored or self.task is not None:
+            return True
+        seen = self.seen_before
+        return seen is not None and seen.last_updated_at is not None
+
+    @property
+    def ttl_known(self) -> bool:
+        """Whether the task's TTL (or that it has none) is known: this session saw the task, or
+        the earlier run saw when it was created (with its TTL)."""
+        seen = self.seen_before
+        return self.task is not None or (seen is not None and seen.created_at is not None)
+
+    @property
     def changed_at(self) -> float:
         """When the task last changed: for a task this session never saw, the `lastUpdatedAt` an
         earlier run saw; else its last material change here."""
@@ -209,15 +243,17 @@ def _pending_after(watched: WatchedTask, event: TaskEvent, task: Task | None) ->
     return pending
 
 
-def _gone(watched: WatchedTask, event: TaskEvent, known_before: bool) -> GoneKind:
-    """What an "expired" event (the server does not know the id) makes of the task."""
-    seen = watched.seen_before
+def _gone(
+    watched: WatchedTask, event: TaskEvent, known_before: bool, session_wire: str | None
+) -> GoneKind:
+    """What an "expired" event (the server does not know the id) makes of the task
+    (`session_wire`: the wire this session speaks to the task's server)."""
     return gone_kind(
         event.at,
         watched.expires_at,
         seen_here=watched.task is not None,
         known_before=known_before,
-        legacy_before=seen is not None and seen.wire == "legacy",
+        legacy_before=seen_on_legacy(watched.seen_before, session_wire),
         detail=event.detail,
     )
 
@@ -228,6 +264,7 @@ def _entry_for(
     task: Task | None,
     diff: StateDiff | None,
     known_before: bool,
+    session_wire: str | None,
 ) -> TimelineEntry | None:
     status = task.status if task is not None else None
     kind: str = event.kind
@@ -245,7 +282,7 @@ def _entry_for(
         request = event.input_request
         detail = detail or f"{request.method} [{request.key}] {request.message}".strip()
     elif kind == "expired":
-        gone = _gone(watched, event, known_before)
+        gone = _gone(watched, event, known_before, session_wire)
         kind, detail = gone, gone_detail(gone, detail)
     return TimelineEntry(event.at, kind, event.source, status, detail, diff=diff or None)
 
@@ -283,13 +320,15 @@ def apply_event(
     *,
     timeline_cap: int = DEFAULT_TIMELINE_CAP,
     known: KnownTask | None = None,
+    session_wire: str | None = None,
 ) -> WatchedTask:
     """The new `WatchedTask` after `event`; `watched` is None for a task seen for the first time.
 
     `known`: the id was watched in an earlier run (resumed), so a "not found" for it means the
     server forgot it (or, a legacy task, does not show it to this session), not that it never
     knew it; its row names the tool remembered for it and reads its times from what that run
-    saw.
+    saw. `session_wire`: the wire this session speaks to the task's server, which a "not found"
+    for a remembered task is read by when the earlier run kept no wire.
     """
     known_before = known is not None
     if watched is None:
@@ -302,6 +341,7 @@ def apply_event(
             last_event=event.at,
             server=event.server,
             seen_before=known.seen if known is not None else None,
+            restored=known_before,
         )
     previous = watched.task
     task = event.task if event.task is not None else previous
@@ -351,7 +391,7 @@ def apply_event(
         )
         changes["errors"] = watched.errors + 1
     elif event.kind == "expired":
-        gone = _gone(watched, event, known_before)
+        gone = _gone(watched, event, known_before, session_wire)
         changes["expired"] = gone == "expired"
         changes["forgotten"] = gone == "forgotten"
         changes["not_found"] = gone == "not found"
@@ -366,7 +406,7 @@ def apply_event(
         changes["next_poll"] = None
         changes["next_poll_at"] = None
 
-    entry = _entry_for(watched, event, task, diff, known_before)
+    entry = _entry_for(watched, event, task, diff, known_before, session_wire)
     if entry is not None:
         changes["timeline"] = bounded_timeline(watched.timeline, entry, timeline_cap)
     after = replace(watched, **changes)

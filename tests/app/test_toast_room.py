@@ -1,9 +1,9 @@
 """Toasts never cover what the user works in, and a burst of announcements is one toast.
 
 A bulk cancel is one "N tasks finished" note (and one toast when the server refuses them all);
-a modal has the screen to itself (toasts shown before it are taken down, announcements wait for
-it to close), a modal's own toasts stay clear of its hint line, and the main screen's stay clear
-of the filter bar.
+a modal has the screen to itself (toasts shown before it are taken down, finished tasks wait for
+it to close, a question asked over the inbox only rings), a modal's own toasts stay clear of its
+hint line, and the main screen's stay clear of the filter bar.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from textual.widgets._toast import Toast
 
 from app.engine.tasks.events import TaskEvent
 from app.tui.app import TaskscopeApp
-from app.tui.intake import NOTE_SUMMARIES, TASK_FINISHED
+from app.tui.intake import INPUT_NEEDED, NOTE_SUMMARIES, TASK_FINISHED
 from app.tui.messages import TaskEventsArrived
 from app.tui.notes import NoteMerger
 from tests.support.manual_clock import ManualClock
@@ -30,8 +30,15 @@ from tests.support.tui_helpers import (
     stdio_target,
     wait_for,
 )
-from tests.support.tui_recording import NOW, RECORDED_TASKS, recorded_events, recorded_source
+from tests.support.tui_recording import (
+    APPROVAL,
+    NOW,
+    RECORDED_TASKS,
+    recorded_events,
+    recorded_source,
+)
 from widgets.confirm import ConfirmModal, TextPrompt
+from widgets.input_inbox import InputInbox
 from widgets.plain import toast
 from widgets.tool_picker import ToolPicker
 
@@ -40,6 +47,7 @@ pytestmark = pytest.mark.timeout(120)
 BULK = 15
 UNSETTLED = ("tk-report-01a9", "tk-deploy-7f3a", "tk-index-c4e8")
 """The recording's tasks that have not settled (each can be cancelled)."""
+ASKED = "Which region should the report cover?"
 SAVE_FAILED = "PermissionError: [Errno 13] Permission denied: 'exports/tasks-of-the-week.json'"
 
 
@@ -177,3 +185,44 @@ async def test_toasts_stay_clear_of_the_filter_bar(size: tuple[int, int]) -> Non
         await wait_for(pilot, lambda: isinstance(app.focused, Input))
         shown = await toast_shown(pilot, "tasks/list: 3 new tasks")
         assert not overlaps(shown, app.query_one("#filter-bar", Input).region)
+
+
+async def test_a_question_asked_over_the_open_inbox_only_rings() -> None:
+    """The inbox lists what is waiting: a question asked while it is open rings the bell and
+    joins the list, with no toast over the inbox, nor one left over for when it closes (the
+    question is in the inbox and the header already)."""
+    notes = Notes()
+    app = lasting_app()
+    clock = with_manual_notes(app)
+    rings: list[bool] = []
+    app.bell = lambda: rings.append(True)  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+        await loaded(pilot)
+        await pilot.press("i")
+        await wait_for(pilot, lambda: isinstance(app.screen, InputInbox))
+        inbox = app.screen
+        assert isinstance(inbox, InputInbox)
+        asking = next(e.task for e in recorded_events() if e.task_id == UNSETTLED[0])
+        question = APPROVAL.model_copy(
+            update={"key": "region", "task_id": UNSETTLED[0], "message": ASKED}
+        )
+        app.post_message(
+            TaskEventsArrived(
+                [
+                    TaskEvent(
+                        "input_needed", UNSETTLED[0], asking, NOW, "poll", input_request=question
+                    )
+                ]
+            )
+        )
+        await wait_for(pilot, lambda: "region" in app.tasks.get(UNSETTLED[0]).pending_inputs)
+        clock.now += 10
+        await wait_for(pilot, lambda: bool(rings))  # a tick: the note was due
+        await pilot.pause(0.3)
+        assert notes.titled(INPUT_NEEDED) == [] and toasts(app) == []
+        assert ASKED in [entry.request.message for entry in inbox.entries]
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is app.screen_stack[0])
+        clock.now += 10
+        await pilot.pause(1.5)  # another tick: nothing was held for the inbox's closing
+    assert notes.titled(INPUT_NEEDED) == [] and rings == [True]

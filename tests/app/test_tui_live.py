@@ -284,7 +284,9 @@ async def test_restart_resumes_known_tasks(extension_url: str, data_dir: Path) -
         forgotten = second.tasks.tasks["no-such-task"]
         assert forgotten.tool_name == "lost_tool"  # as remembered
         overview = rendered_text(overview_table(forgotten))
-        assert "forgotten before its TTL" in overview
+        # nothing was remembered of it, so its TTL is not known: not "before its TTL"
+        assert "forgotten (its TTL is not known)" in overview
+        assert "before its TTL" not in overview
         assert "stopped: the server no longer answers for it" in overview
     remembered = {entry.task_id for entry in KnownTasks(server_key(target)).load()}
     assert remembered == {live_id}

@@ -1,11 +1,14 @@
 """A replay tells the same story as the live session it recorded: a real session against the legacy
 demo over HTTP, recorded with `--record`, that restores a task an earlier run created (not
 visible to this session), creates one of its own and clears the gone row with `C`, replays to the
-same rows, statuses and messages, with ages, last changes and TTLs on the recorded clock."""
+same rows, statuses and messages, with ages, last changes and TTLs on the recorded clock; played up
+to just before `C`, the restored row reads "not visible", aged from what the earlier run saw."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -13,12 +16,16 @@ from rich.text import Text
 
 from app.engine.record.export import render, task_lives
 from app.engine.record.recorder import Recorder, redactor_for
+from app.engine.record.recording import Action
 from app.engine.record.replay import read_recording
 from app.engine.tasks.gone import NOT_VISIBLE_REASON
 from app.tui.app import TaskscopeApp
 from app.tui.live import LiveSource
 from app.tui.run import replay_app
+from app.view.formatting import format_duration
+from app.view.watched import WatchedTask
 from tests.support.demo_servers import start_http_demo
+from tests.support.markup import rendered_text
 from tests.support.tui_helpers import (
     SIZE,
     SPEED,
@@ -30,6 +37,7 @@ from tests.support.tui_helpers import (
     wait_for,
 )
 from widgets.arguments_form import CreateRequest
+from widgets.detail_overview import overview_table
 from widgets.task_cells import CLOCK_KEYS, clock_texts
 
 pytestmark = pytest.mark.timeout(120)
@@ -60,13 +68,26 @@ def shown_clocks(app: TaskscopeApp) -> dict[str, tuple[str, ...]]:
     }
 
 
-async def test_a_recorded_session_replays_the_same_rows_on_the_recorded_clock(
-    tmp_path: Path,
-) -> None:
+@dataclass(frozen=True)
+class Session:
+    """A recorded live session and what it showed."""
+
+    record: Path
+    restored: WatchedTask
+    """The task an earlier run created, as that run last saw it."""
+    before_clear: dict[str, tuple[str, ...]]
+    live_rows: dict[str, tuple[str, ...]]
+    live_tasks: dict[str, WatchedTask]
+
+
+async def recorded_session(tmp_path: Path) -> Session:
+    """Record a live session against the legacy demo that restores a task an earlier run created,
+    creates one of its own and clears the gone row with `C`."""
     record = tmp_path / "session.ndjson"
     with start_http_demo("legacy", "--speed", SPEED) as (url, _):
         target = http_target(url)
-        restored = (await earlier_run_task(target)).task_id
+        earlier = await earlier_run_task(target)
+        restored = earlier.task_id
 
         recorder = Recorder.to_file(record, redactor_for(target), face="tui")
         live = TaskscopeApp(LiveSource(target, recorder=recorder), history=recorder.history)
@@ -84,7 +105,19 @@ async def test_a_recorded_session_replays_the_same_rows_on_the_recorded_clock(
             live_rows = rows(live)
             await live.close_source()
         recorder.close()
-        live_tasks = dict(live.tasks.tasks)
+    return Session(record, earlier, before_clear, live_rows, dict(live.tasks.tasks))
+
+
+async def test_a_recorded_session_replays_the_same_rows_on_the_recorded_clock(
+    tmp_path: Path,
+) -> None:
+    session = await recorded_session(tmp_path)
+    record, restored = session.record, session.restored.task_id
+    before_clear, live_rows, live_tasks = (
+        session.before_clear,
+        session.live_rows,
+        session.live_tasks,
+    )
 
     assert before_clear[restored][0] == "◌ not visible"
     recording = read_recording(record)
@@ -111,3 +144,36 @@ async def test_a_recorded_session_replays_the_same_rows_on_the_recorded_clock(
     assert [step["detail"] for step in life["steps"] if step["kind"] == "stopped"] == [
         "not visible"
     ]
+
+
+async def test_the_restored_row_replays_not_visible_with_its_remembered_age(
+    tmp_path: Path,
+) -> None:
+    """Played up to just before `C` cleared it, the restored row reads as it did live: not
+    visible, with the one explanation, aged from the `createdAt` the earlier run remembered (the
+    replay's `restored` action carried out again, not an id it never knew)."""
+    session = await recorded_session(tmp_path)
+    restored = session.restored
+    assert restored.task is not None and restored.task.created_at is not None
+    created = restored.task.created_at.timestamp()
+    recording = read_recording(session.record)
+    (cleared,) = [
+        entry
+        for entry in recording.entries
+        if isinstance(entry, Action) and entry.action == "cleared"
+    ]
+    cut = dataclasses.replace(
+        recording, entries=recording.entries[: recording.entries.index(cleared)]
+    )
+    replay = replay_app(str(session.record), cut, speed=None)
+    async with replay.run_test(size=SIZE) as pilot:
+        tasks = replay.tasks.tasks
+        await wait_for(pilot, lambda: len(replay.rpc_frames) >= len(cut.frames))
+        await wait_for(pilot, lambda: restored.task_id in tasks and tasks[restored.task_id].settled)
+        await wait_for(pilot, lambda: rows(replay)[restored.task_id][0] == "◌ not visible")
+        row = tasks[restored.task_id]
+        assert row.status == "not_visible" and row.created_at == created
+        overview = rendered_text(overview_table(row))
+        assert NOT_VISIBLE_REASON in overview and "forgotten" not in overview
+        age = format_duration(replay.clock() - created)
+        await wait_for(pilot, lambda: replay.table.clock_text(row.task_id, "age").plain == age)

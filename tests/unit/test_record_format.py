@@ -471,3 +471,18 @@ def test_a_wire_legacy_assumption_survives_the_round_trip_and_nothing_else_does(
     entry = decode(line)
     assert isinstance(entry, Opened)
     assert entry.info.capabilities.assumed == ("tasks.requests.tools.call",)
+
+
+@pytest.mark.parametrize(("wire", "kind"), [("legacy", "not visible"), ("extension", "forgotten")])
+def test_a_task_restored_from_an_old_store_is_read_by_the_sessions_wire(
+    wire: str, kind: str
+) -> None:
+    """A store entry written before wires were kept holds only the id and tool: the export
+    reads its "not found" by the wire the recorded session spoke, as the rows do."""
+    recorder = Recorder(Redactor(), None, face="tui", clock=lambda: 1.0)
+    capabilities = TasksCapabilities(wire, tool_calls=True, list=wire == "legacy")  # type: ignore[arg-type]
+    recorder.opened(dataclasses.replace(INFO, capabilities=capabilities))
+    recorder.action("restored", None, tasks=[{"id": "t-old", "tool": "build_report"}])
+    recorder.event(TaskEvent("expired", "t-old", None, 5.0, "poll"))
+    (life,) = task_lives(recorder.history(), ["t-old"])
+    assert [step.kind for step in life.steps] == [kind]

@@ -28,7 +28,7 @@ from app.engine.record.recording import (
 from app.engine.safety import deep_json
 from app.engine.safety.markdown import cell, code, inline, plain
 from app.engine.safety.sanitize import clean_text
-from app.engine.tasks.gone import GoneKind, gone_detail, gone_kind
+from app.engine.tasks.gone import GoneKind, gone_detail, gone_kind, seen_on_legacy
 from app.engine.tasks.last_seen import LastSeen, last_seen_from_json
 from app.engine.tasks.models import Task
 from app.engine.tasks.server_keys import task_key
@@ -100,7 +100,9 @@ def task_lives(entries: Iterable[Entry], keys: Sequence[str]) -> list[TaskLife]:
             if entry.event.task is not None:
                 finals[key] = entry.event.task
             if entry.event.kind == "expired":
-                lost[key] = _gone(entry, finals.get(key), key in restored, restored.get(key))
+                session = opened.get(entry.server)
+                wire = session.capabilities.wire if session is not None else None
+                lost[key] = _gone(entry, finals.get(key), restored, key, wire)
             step = _event_step(entry, lost.get(key))
             if step is not None:
                 steps[key].append(step)
@@ -131,17 +133,23 @@ def _restored(entry: Action) -> Iterator[tuple[str, LastSeen | None]]:
 
 
 def _gone(
-    entry: RecordedEvent, final: Task | None, known_before: bool, seen: LastSeen | None
+    entry: RecordedEvent,
+    final: Task | None,
+    restored: dict[str, LastSeen | None],
+    key: str,
+    session_wire: str | None,
 ) -> GoneKind:
     """What became of a task the server stopped knowing (`final`: its last good state so far;
-    `known_before`, `seen`: an earlier run remembered it, and what it saw)."""
+    `restored`: the tasks an earlier run remembered, with what it saw of each; `session_wire`:
+    the wire the recorded session spoke to its server)."""
+    seen = restored.get(key)
     expires = final.expires_at if final is not None else None
     return gone_kind(
         entry.at,
         expires.timestamp() if expires is not None else seen.expires_at if seen else None,
         seen_here=final is not None,
-        known_before=known_before,
-        legacy_before=seen is not None and seen.wire == "legacy",
+        known_before=key in restored,
+        legacy_before=seen_on_legacy(seen, session_wire),
         detail=entry.event.detail,
     )
 

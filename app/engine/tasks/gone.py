@@ -3,9 +3,12 @@ every export of a task's life name it by (the poller calls them all "expired")."
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from app.engine.rpc.reconnect import LOST_WITH_OLD_SESSION
+
+if TYPE_CHECKING:  # annotations only
+    from app.engine.tasks.last_seen import LastSeen
 
 GoneKind = Literal["expired", "forgotten", "not found", "not visible"]
 
@@ -15,6 +18,14 @@ NOT_VISIBLE_REASON = (
 """The one explanation of "not visible", wherever it is shown."""
 NOT_FOUND_DETAIL = "the server does not know this id"
 """What "not found" says of the id."""
+
+
+def seen_on_legacy(seen: LastSeen | None, session_wire: str | None) -> bool:
+    """Whether an earlier run watched the task on the legacy wire: by the wire it remembered,
+    else (a store written before wires were kept, or an entry with nothing remembered) by the
+    wire this session speaks to the same server."""
+    wire = seen.wire if seen is not None and seen.wire is not None else session_wire
+    return wire == "legacy"
 
 
 def gone_kind(
