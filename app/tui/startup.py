@@ -36,10 +36,6 @@ STILL_LOADING = "the engine is still loading; try again in a moment"
 ENGINE_START_DELAY_S = 0.1
 """How long after the first frame the engine starts loading (see `start_after_first_frame`)."""
 
-GC_MIDDLE_THRESHOLD = 100
-"""Young collections between two middle-generation ones (CPython's default is 10); see
-`settle_gc`."""
-
 
 def start_after_first_frame(app: App[Any], start: Callable[[], object]) -> None:
     """Call `start` a moment after the first frame, once the UI's own start-up repaints (the
@@ -63,17 +59,24 @@ def settle_gc() -> None:
     when the TUI's engine is built), and resume it if `pause_gc` held it.
 
     A full collection walks every tracked object with the event loop stopped: with a thousand
-    watched tasks that was a 100-200 ms stall every few seconds. Two changes bound it. The heap
-    built so far (modules, the App and its widgets) is frozen, so collections no longer walk it;
-    and the middle generation is collected every ~3 s instead of every ~0.3 s, so the objects of
-    one poll (its event, next-poll time, the App's row state), which live about one poll interval,
-    die young instead of being promoted to the old generation, whose growth is what triggers
-    full collections. Objects still die as soon as their last reference goes.
+    watched tasks that was a 100-200 ms stall. So the heap built so far (modules, the App and
+    its widgets) is frozen, and after every full collection what survived it is frozen too
+    (`_freeze_survivors`): the next full collection walks only what was promoted since, and the
+    young and middle generations keep CPython's thresholds, so their passes stay short (10 ms
+    of CPU at most with 1,000 tasks on ten servers, against 38 ms when the middle generation
+    was collected ten times less often). Objects still die as soon as their last reference
+    goes; only a reference cycle among frozen objects is never collected.
     """
     gc.freeze()
-    young, middle, old = gc.get_threshold()
-    gc.set_threshold(young, max(middle, GC_MIDDLE_THRESHOLD), old)
+    if _freeze_survivors not in gc.callbacks:
+        gc.callbacks.append(_freeze_survivors)
     gc.enable()
+
+
+def _freeze_survivors(phase: str, info: dict[str, int]) -> None:
+    """After a full collection, move what survived it out of the next one's way."""
+    if phase == "stop" and info["generation"] == 2:
+        gc.freeze()
 
 
 @dataclass(frozen=True)
