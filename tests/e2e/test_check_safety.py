@@ -126,6 +126,14 @@ def test_check_calls_only_its_tool_and_the_listed_fixtures_and_ends_every_task(
     assert made, "the run created tasks"
     assert made <= ended_tasks(frames), made - ended_tasks(frames)
     assert "tasksLeftBehind" not in document
+    resolvable = next(c for c in document["checks"] if c["id"] == "tasks-wire-resolvable")
+    cited = resolvable["evidence"][0]
+    handshake = {"legacy": "initialize", "extension": "server/discover"}[wire]
+    assert cited["method"] == handshake and cited["exchange"] is not None, cited
+    assert any(
+        f["exchange"] == cited["exchange"] and f["direction"] == "in" and f["method"] == handshake
+        for f in frames
+    ), "the handshake evidence names a frame the trace holds"
 
 
 def test_without_a_tool_check_calls_only_listed_fixtures(tmp_path: Path) -> None:
