@@ -62,7 +62,7 @@ SERVER_NAMED_FLAGS = ("--task-id", "--tool-name", "--name", "--uri")
 """Flags whose value is a name the server chose: it may begin with a dash (a task id like
 `-uElDA5Ep…`), which argparse would otherwise read as an unknown flag."""
 
-EPILOG = """\
+TARGETS = """\
 targets (one of):
   --url URL [--transport streamable|sse] [--header 'K: V']... [--bearer TOKEN]
       [--auth-mode interactive|client_credentials|none] [--client-id ID]
@@ -71,14 +71,29 @@ targets (one of):
   --command 'cmd args' [--env K=V]... [--cwd DIR]
   --config FILE --server NAME
   --demo legacy|extension      the built-in demo server over stdio
+"""
 
+EXITS = """\
 exit codes: 0 ok / completed, 1 failed, cancelled, expired, unreachable or error,
   2 usage, 6 input needed that this run could not answer, 7 timeout, 130 aborted.
+"""
 
+CHECK_EXITS = """\
+exit codes: 0 passed, 1 failed (a MUST rule broken), 2 usage,
+  3 incomplete (a deciding check could not run, or the server could not be connected:
+  the report says why), 130 aborted.
+
+The handshake is bounded by --timeout-ms; each scenario of checks, and the cancelling of
+  the tasks the run made, by 4 times it.
+"""
+
+ANSWERS = """\
 --answers FILE scripts input for unattended runs: a JSON list of rules, first match wins,
   [{"match": {"key": "…", "message": "regex", "method": "…"}, "response": {…}}]
   (every match key given must hold; the response is sent as written, after a schema check).
+"""
 
+MORE = """\
 An HTTP server that answers 401 gets the MCP authorization flow (OAuth 2.1 with PKCE): the
   browser opens to sign in, and the credentials are kept (mode 0600) in the data folder for the
   next run; `taskscope oauth login|status|logout --url URL` does it explicitly.
@@ -90,6 +105,11 @@ An HTTP server that answers 401 gets the MCP authorization flow (OAuth 2.1 with 
 redacted), for `taskscope replay FILE` and `taskscope tasks export --from-recording FILE`.
 --readonly never sends a create, call, cancel or answer: such a command exits 1 (READONLY).
 """
+
+EPILOG = "\n".join((TARGETS, EXITS, ANSWERS, MORE))
+CHECK_EPILOG = "\n".join((TARGETS, CHECK_EXITS, ANSWERS, MORE))
+"""`check` has exit codes of its own (3 incomplete; no 6 or 7: it answers or declines every
+question and turns every timeout into a verdict)."""
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -131,12 +151,13 @@ def build_parser() -> ArgumentParser:
         name: str,
         text: str,
         *verb_flags: FlagAdder,
+        epilog: str = EPILOG,
     ) -> None:
         command = sub.add_parser(
             name,
             help=text,
             description=text,
-            epilog=EPILOG,
+            epilog=epilog,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
 
@@ -206,7 +227,7 @@ def build_parser() -> ArgumentParser:
         "Judge the server's tasks implementation: a verdict per spec rule, with the frames "
         "behind it (exit 0 passed, 1 failed, 2 usage, 3 incomplete).",
         add_check_flags,
-        add_input_flags,
+        epilog=CHECK_EPILOG,
     )
     oauth = groups.add_parser("oauth", help="sign in to an OAuth-protected server").add_subparsers(
         dest="verb", required=True

@@ -8,19 +8,24 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app.cli.jsonarg import read_json_object
-from app.cli.options import CheckOptions
-from app.cli.output import Output, usage_error
+from app.cli.options import CheckOptions, Options
+from app.cli.output import CONNECTION_FAILED, CliError, Output, usage_error
+from app.cli.session import open_session
 from app.engine.check.catalog import BY_ID, CATEGORIES
 from app.engine.check.model import Finding
 from app.engine.check.report import GLYPHS, report_json, report_junit, report_text
-from app.engine.check.runner import CheckSettings, run_checks
+from app.engine.check.runner import (
+    CheckSettings,
+    handshake_timeouts,
+    run_checks,
+    unconnected_report,
+)
 from app.engine.forms.defaults import with_defaults
 from app.engine.paths import write_private
 from app.engine.tasks.models import InputKind, InputRequest
 
 if TYPE_CHECKING:
     from app.cli.responder import Responder
-    from app.cli.session import Session
 
 EXIT_INCOMPLETE = 3
 EXITS = {"passed": 0, "failed": 1, "incomplete": EXIT_INCOMPLETE}
@@ -52,9 +57,11 @@ def check_settings(given: CheckOptions) -> CheckSettings:
 
 
 async def check_command(
-    session: Session, given: CheckOptions, responder: Responder | None, out: Output
+    options: Options, given: CheckOptions, responder: Responder | None, out: Output
 ) -> int:
-    """Run the checks on `session` and print the report; returns the exit code."""
+    """Connect, run the checks and print the report; returns the exit code. A server that
+    cannot be connected (unreachable, silent or garbled at the handshake, which is bounded by
+    --timeout-ms) gets a report too: its checks could not run, with the reason (exit 3)."""
     settings = check_settings(given)
 
     def answer(request: InputRequest) -> dict[str, Any] | None:
@@ -70,7 +77,25 @@ async def check_command(
     def progress(finding: Finding) -> None:
         out.note(f"check: {GLYPHS[finding.verdict]} {finding.verdict} {finding.check.id}")
 
-    report = await run_checks(session, settings, answer, progress)
+    try:
+        async with open_session(
+            options,
+            out,
+            request_timeout=settings.timeout_s,
+            handshake=handshake_timeouts(settings.timeout_s),
+        ) as session:
+            report = await run_checks(session, settings, answer, progress)
+    except CliError as refused:
+        if refused.code != CONNECTION_FAILED:
+            raise
+        report = unconnected_report(
+            settings,
+            options.session.wire,
+            _transport_of(options),
+            _connect_reason(refused, settings.timeout_s),
+        )
+        for finding in report.findings:
+            progress(finding)
     as_text = given.format == "text" or (given.format is None and out.stdout_is_terminal)
     if as_text:
         out.stdout.write(out.redact(report_text(report)))
@@ -80,6 +105,30 @@ async def check_command(
     if given.junit:
         write_junit(Path(given.junit), out.redact(report_junit(report)))
     return EXITS[report.outcome]
+
+
+def _connect_reason(refused: CliError, timeout_s: float) -> str:
+    """Why the connection failed, in one line: what the transport or the handshake said, or
+    that the handshake went unanswered within --timeout-ms."""
+    details = refused.details or {}
+    reason = str(details.get("reason") or "").strip()
+    tried = (details.get("era") or {}).get("tried") or []
+    unanswered = not reason or any(
+        isinstance(step, dict) and "no answer" in str(step.get("answer")) for step in tried
+    )
+    if unanswered and not reason:
+        reason = f"no answer to the handshake within {timeout_s:g} s (--timeout-ms)"
+    elif unanswered and "no answer" in reason:
+        reason = f"{reason} (the handshake is bounded by --timeout-ms {timeout_s * 1000:g})"
+    return f"{refused.message}: {reason}" if reason else refused.message
+
+
+def _transport_of(options: Options) -> str:
+    """The transport the target flags name (what the report says the server was reached by)."""
+    target = options.target
+    if target.urls:
+        return target.transport or "http"
+    return "stdio"
 
 
 def write_junit(path: Path, text: str) -> None:

@@ -58,6 +58,10 @@ async def run_command(options: Options, out: Output) -> int:
 
             return await oauth_command(options, out)
         responder = build_responder(options, out) if needs_responder(options) else None
+        if isinstance(options.verb_options, CheckOptions):
+            from app.cli.check import check_command
+
+            return await check_command(options, options.verb_options, responder, out)
         async with open_session(options, out) as session:
             wire, advertised = session.wire, session.advertised
             return await dispatch(options, session, responder, out)
@@ -88,10 +92,6 @@ async def dispatch(
         from app.cli.discovery import capabilities
 
         return await capabilities(session, out)
-    if isinstance(given, CheckOptions):
-        from app.cli.check import check_command
-
-        return await check_command(session, given, responder, out)
     if group == "tools" and verb == "list":
         from app.cli.discovery import tools_list
 

@@ -39,8 +39,15 @@ Session = EngineSession
 
 
 @asynccontextmanager
-async def open_session(options: Options, out: Output | None = None) -> AsyncIterator[EngineSession]:
-    """Connect to the target the flags name, and close the session however the command ends."""
+async def open_session(
+    options: Options,
+    out: Output | None = None,
+    *,
+    request_timeout: float = 30.0,
+    handshake: tuple[float, float] | None = None,
+) -> AsyncIterator[EngineSession]:
+    """Connect to the target the flags name, and close the session however the command ends
+    (`handshake`: the era dance's probe and request timeouts, when not the defaults)."""
     target = target_from_args(options.target)
     flags = options.session
     log_lines: OutputLog | None = None
@@ -58,6 +65,8 @@ async def open_session(options: Options, out: Output | None = None) -> AsyncIter
         readonly=flags.readonly,
         recorder=recorder,
         policy=ReconnectPolicy(attempts=flags.reconnect_attempts),
+        request_timeout=request_timeout,
+        handshake=handshake,
         roots=root_entries(flags.roots),
         advertised=ClientCapabilities(flags.client_capabilities, frozenset(flags.withhold)),
         auth_observer=CliSignIn(out or Output(), browser=_opens_browser(target)),

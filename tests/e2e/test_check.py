@@ -38,7 +38,21 @@ def report_of(run: Run) -> dict[str, Any]:
             f"no JSON report (exit {run.code}):\n{run.stdout}\n{run.stderr}"
         ) from exc
     assert isinstance(document, dict)
+    assert_fails_cite_frames(document)
     return document
+
+
+def assert_fails_cite_frames(document: dict[str, Any]) -> None:
+    """Every fail points at the frames behind it: at least one evidence item, each naming a
+    frame's method and direction, and an exchange number unless it is a notification."""
+    for found in document["checks"]:
+        if found["verdict"] != "fail":
+            continue
+        assert found["evidence"], found
+        for item in found["evidence"]:
+            assert item["method"] and item["direction"] in ("in", "out"), found
+            notification = str(item["method"]).startswith("notifications/")
+            assert notification or item["exchange"] is not None, found
 
 
 def verdicts(document: dict[str, Any]) -> dict[str, str]:

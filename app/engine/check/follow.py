@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from app.engine.check.model import Evidence
 from app.engine.check.probe import Reply
 from app.engine.check.run_state import RunState
 from app.engine.check.shapes import TERMINAL, is_integer
@@ -105,3 +106,51 @@ async def follow(
     if followed.ended and task_id in probe.created:
         probe.created[task_id].ended = True
     return followed
+
+
+ANSWERING_METHODS = frozenset({"tasks/update", "elicitation/create", "sampling/createMessage"})
+"""What answers a task's question: `tasks/update` (extension), or our response to the server's
+question (legacy; its frame carries the question's method)."""
+
+
+def stalled_evidence(state: RunState, followed: Followed) -> tuple[Evidence, ...]:
+    """The frames behind "the task stayed waiting after its questions were answered": the last
+    answer sent (with what the server said to it) and the last `tasks/get`, still waiting."""
+    cited: list[Evidence] = []
+    frames = list(state.probe.frames)
+    answer = next(
+        (
+            frame
+            for frame in reversed(frames)
+            if frame.direction == "out"
+            and frame.method in ANSWERING_METHODS
+            and _concerns(frame.message, followed.task_id)
+        ),
+        None,
+    )
+    if answer is not None and answer.exchange is not None:
+        cited.extend(
+            state.probe.evidence_of(frame, _message_part(frame.message))
+            for frame in frames
+            if frame.exchange == answer.exchange
+        )
+    if followed.snapshots:
+        task, reply = followed.snapshots[-1]
+        shown = {key: task[key] for key in ("taskId", "status", "inputRequests") if key in task}
+        cited.extend(reply.evidence(shown))
+    return tuple(cited)
+
+
+def _concerns(message: dict[str, Any] | None, task_id: str) -> bool:
+    """Whether an answer frame is about `task_id` (a `tasks/update` names it; a legacy
+    response to a question names no task, so it counts)."""
+    params = (message or {}).get("params")
+    return not isinstance(params, dict) or params.get("taskId") in (None, task_id)
+
+
+def _message_part(message: dict[str, Any] | None) -> Any:
+    """What an evidence item quotes of a frame: its params, result or error."""
+    for key in ("params", "result", "error"):
+        if isinstance(message, dict) and key in message:
+            return {key: message[key]}
+    return None

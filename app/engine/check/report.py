@@ -50,13 +50,13 @@ def finding_line(finding: Finding) -> str:
 def report_text(report: RunReport) -> str:
     """The `--format text` table, the summary and the outcome."""
     server = report.server
-    lines = [
-        clean_text(
-            f"taskscope check: {server.get('name')} {server.get('version')} over "
-            f"{server.get('transport')}, {report.wire} wire ({server.get('era')} era)"
-        ),
-        "",
-    ]
+    head = (
+        f"taskscope check: {server.get('name')} {server.get('version')} over "
+        f"{server.get('transport')}, {report.wire} wire ({server.get('era')} era)"
+        if server.get("era") is not None
+        else f"taskscope check: no connection over {server.get('transport')}"
+    )
+    lines = [clean_text(head), ""]
     lines.extend(finding_line(finding) for finding in report.findings)
     lines.append("")
     lines.append(summary_line(report))

@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from app.engine.check.judge import Judge
+from app.engine.check.model import Evidence, excerpt_of
 from app.engine.check.probe import Probe
-from app.engine.rpc.rpc_types import ServerInfo
+from app.engine.rpc.rpc_types import Frame, ServerInfo
 from app.engine.tasks.models import InputRequest
 
 if TYPE_CHECKING:
@@ -42,6 +43,28 @@ class RunState:
     tools: dict[str, dict[str, Any]] = field(default_factory=dict)
     open_another: Callable[[], Connection] | None = None
     """A new, unopened connection to the same server (the session-binding check's second one)."""
+    handshake_frames: tuple[Frame, ...] = ()
+    """The frames of the handshake that opened the connection (what the server declared)."""
+
+    def capabilities_evidence(self) -> tuple[Evidence, ...]:
+        """The handshake answer that declared the server's capabilities (`initialize` on the
+        legacy era, `server/discover` on the modern one), quoting them."""
+        method = "initialize" if self.info.era == "legacy" else "server/discover"
+        shown = {"capabilities": self.info.capabilities}
+        answer = next(
+            (
+                frame
+                for frame in reversed(self.handshake_frames)
+                if frame.direction == "in"
+                and frame.method == method
+                and isinstance(frame.message, dict)
+                and "result" in frame.message
+            ),
+            None,
+        )
+        if answer is None:
+            return (Evidence(method, "in", None, None, excerpt_of(shown)),)
+        return (self.probe.evidence_of(answer, shown),)
 
     def fixture(self, name: str) -> str | None:
         """`name` when the server lists that suite fixture, else None."""

@@ -8,6 +8,7 @@ reason; the run goes on. Nothing here prints: the faces hear each finding throug
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -16,11 +17,12 @@ from app.engine.check import scenarios_common as common
 from app.engine.check import scenarios_extension as extension
 from app.engine.check import scenarios_fixtures
 from app.engine.check import scenarios_legacy as legacy
-from app.engine.check.catalog import select
+from app.engine.check.catalog import BY_ID, select
 from app.engine.check.judge import Judge
 from app.engine.check.model import Check, Finding, RunReport
 from app.engine.check.probe import Answerer, Probe
 from app.engine.check.run_state import RunState
+from app.engine.rpc.negotiate import PROBE_TIMEOUT
 
 if TYPE_CHECKING:
     from app.engine.rpc.connection import Connection
@@ -135,6 +137,7 @@ async def run_checks(
         settings.tool,
         dict(settings.tool_args or {}),
         open_another=lambda: another_connection(session),
+        handshake_frames=session.connection.handshake_frames,
     )
     notes: list[str] = []
     listing = await _list_tools(session, settings.timeout_s)
@@ -152,7 +155,7 @@ async def run_checks(
             judge.unrun_all(check_ids, f"no tasks wire resolves on this {session.info.era} server")
         later = {cid for _, _, ids in pending[index + 1 :] for cid in ids}
         judge.settle(cid for cid in check_ids if cid not in later)
-    left = await _clean_up(state)
+    left = await _clean_up(state, settings.timeout_s * SCENARIO_BOUND)
     return RunReport(
         wire=wire,
         server={
@@ -192,22 +195,55 @@ async def _list_tools(session: EngineSession, timeout_s: float) -> dict[str, dic
     return {str(tool.get("name")): tool for tool in tools if isinstance(tool.get("name"), str)}
 
 
-async def _clean_up(state: RunState) -> list[str]:
-    """Cancel every task the run made that has not ended; the ids it could not cancel."""
-    left: list[str] = []
+async def _clean_up(state: RunState, bound_s: float) -> list[str]:
+    """Cancel every task the run made that has not ended, within `bound_s` in all; the ids it
+    could not cancel (refused, unanswered, or not reached in time)."""
+    left = [created.task_id for created in state.probe.created.values() if not created.ended]
     cancel_declared = state.wire == "extension" or state.capability("tasks", "cancel") is not None
-    for created in state.probe.created.values():
-        if created.ended:
-            continue
-        if not cancel_declared:
-            left.append(created.task_id)
-            continue
-        reply = await state.probe.call(
-            "tasks/cancel", {"taskId": created.task_id}, "clean up: cancel a task the run made"
-        )
-        if reply.result is None and reply.code != -32602:
-            left.append(created.task_id)
+    if not cancel_declared:
+        return left
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(bound_s):
+            for task_id in list(left):
+                reply = await state.probe.call(
+                    "tasks/cancel", {"taskId": task_id}, "clean up: cancel a task the run made"
+                )
+                if reply.result is not None or reply.code == -32602:
+                    left.remove(task_id)
     return left
+
+
+def handshake_timeouts(timeout_s: float) -> tuple[float, float]:
+    """(probe, each request) timeouts of a checked connection's era dance, so the whole dance
+    ends within `timeout_s`: at most two waits (the probe, then `initialize` beside it or after
+    it), each at most half."""
+    each = timeout_s / 2
+    return min(PROBE_TIMEOUT, each), each
+
+
+def unconnected_report(
+    settings: CheckSettings, wire: str | None, transport: str, reason: str
+) -> RunReport:
+    """The report of a run whose connection never opened: every check of `wire` (without one,
+    the checks common to both wires), or the ones asked for, could not run, for `reason` (which
+    says that the connection failed, and why)."""
+    checks = select(wire or "both", settings.check_ids, settings.categories)
+    if not checks and settings.check_ids:
+        checks = {cid: BY_ID[cid] for cid in settings.check_ids if cid in BY_ID}
+    judge = Judge(checks)
+    judge.unrun_all(checks, reason)
+    return RunReport(
+        wire=wire or "unknown",
+        server={
+            "name": None,
+            "version": None,
+            "transport": transport,
+            "era": None,
+            "protocolVersion": None,
+        },
+        findings=judge.findings(),
+        notes=(reason,),
+    )
 
 
 def another_connection(session: EngineSession) -> Connection:

@@ -14,8 +14,7 @@ UNDER_DECLARATION = "tasks-legacy-tools-call-declared"
 
 
 def _capabilities_evidence(state: RunState) -> tuple[Evidence, ...]:
-    handshake = "initialize" if state.info.era == "legacy" else "server/discover"
-    return (Evidence(handshake, "in", None, None, {"capabilities": state.info.capabilities}),)
+    return state.capabilities_evidence()
 
 
 async def resolution(state: RunState) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.engine.check.follow import Followed, follow
+from app.engine.check.follow import Followed, follow, stalled_evidence
 from app.engine.check.probe import Reply
 from app.engine.check.run_state import NEEDS_TOOL, RunState
 from app.engine.check.scenarios_common import missing_capability_verdict
@@ -488,6 +488,7 @@ def judge_input(state: RunState, followed: Followed, answers: Answers) -> None:
         judge.violated(
             "tasks-input-required-update-completes",
             "the task stayed input_required after every question was answered",
+            stalled_evidence(state, followed),
         )
     if answers.most_at_once < 2:
         judge.unobservable(

@@ -8,7 +8,8 @@ import contextlib
 from datetime import UTC, datetime
 from typing import Any
 
-from app.engine.check.follow import Followed, expiry_of, follow
+from app.engine.check.follow import Followed, expiry_of, follow, stalled_evidence
+from app.engine.check.model import Evidence
 from app.engine.check.probe import Reply
 from app.engine.check.run_state import NEEDS_TOOL, RunState
 from app.engine.check.scenarios_common import UNDER_DECLARATION
@@ -378,6 +379,7 @@ def judge_questions(state: RunState, task_id: str, followed: Followed, created: 
         judge.violated(
             "tasks-legacy-input-related-task",
             "the task stayed input_required after every question was answered",
+            stalled_evidence(state, followed),
         )
 
 
@@ -440,6 +442,7 @@ async def judge_list(state: RunState, task_id: str) -> None:
         judge.skipped("tasks-legacy-list", "the server does not declare tasks.list")
         return
     seen: list[str] = []
+    pages: list[Evidence] = []
     cursor: str | None = None
     for page in range(MAX_LIST_PAGES):
         reply = await state.probe.call(
@@ -454,8 +457,10 @@ async def judge_list(state: RunState, task_id: str) -> None:
         if not isinstance(tasks, list):
             judge.violated("tasks-legacy-list", "tasks/list has no tasks array", reply.evidence())
             return
-        seen.extend(str(t.get("taskId")) for t in tasks if isinstance(t, dict))
+        on_page = [str(t.get("taskId")) for t in tasks if isinstance(t, dict)]
+        seen.extend(on_page)
         following = reply.result.get("nextCursor")
+        pages.extend(reply.evidence({"taskIds": on_page, "nextCursor": following}))
         if not isinstance(following, str) or not following or following == cursor:
             break
         cursor = following
@@ -465,6 +470,7 @@ async def judge_list(state: RunState, task_id: str) -> None:
         judge.violated(
             "tasks-legacy-list",
             f"tasks/get sees {task_id} but tasks/list ({len(seen)} tasks) does not list it",
+            pages,
         )
     reply = await state.probe.call(
         "tasks/list", {"cursor": "taskscope-not-a-cursor"}, "tasks/list with an invalid cursor"

@@ -20,11 +20,12 @@ from app.engine.rpc.correlation import Correlator, pairing_note, request_id, set
 from app.engine.rpc.envelopes import envelope, frame_task_id, response_problem
 from app.engine.rpc.era import EraPreference, stamp_modern
 from app.engine.rpc.frame_report import FrameReporter
-from app.engine.rpc.negotiate import negotiate
+from app.engine.rpc.negotiate import PROBE_TIMEOUT, negotiate
 from app.engine.rpc.paging import pages
 from app.engine.rpc.purpose import incoming_purpose
 from app.engine.rpc.rpc_types import (
     CloseListener,
+    Frame,
     FrameListener,
     NotificationHandler,
     RpcError,
@@ -51,6 +52,10 @@ def default_client_info() -> dict[str, str]:
     return {"name": "taskscope", "version": __version__}
 
 
+HANDSHAKE_METHODS = frozenset({"server/discover", "initialize"})
+MAX_HANDSHAKE_FRAMES = 8
+
+
 class Connection:
     """A JSON-RPC 2.0 client connection to one MCP server over stdio, Streamable HTTP or SSE."""
 
@@ -62,9 +67,10 @@ class Connection:
         client_info: dict[str, str] | None = None,
         redact: Sequence[str] = (),
         request_timeout: float = 30.0,
-        probe_timeout: float = 3.0,
+        probe_timeout: float = PROBE_TIMEOUT,
         advertised: ClientCapabilities | None = None,
         authorizer: Authorizer | None = None,
+        handshake_timeout: float | None = None,
     ) -> None:
         self.target = target
         self.advertised = advertised or ClientCapabilities()
@@ -74,6 +80,10 @@ class Connection:
         self.client_info = client_info or default_client_info()
         self.request_timeout = request_timeout
         self.probe_timeout = probe_timeout
+        self.handshake_timeout = request_timeout if handshake_timeout is None else handshake_timeout
+        """How long each request of the era dance waits (`request_timeout` unless told)."""
+        self.handshake_frames: tuple[Frame, ...] = ()
+        """The frames of the era dance (`server/discover`, `initialize`) in and out."""
         self.state: Literal["idle", "connecting", "connected", "closed"] = "idle"
         self.closed_error: TransportError | None = None
         self.received_chars = 0
@@ -119,6 +129,7 @@ class Connection:
         if self.state != "idle":
             raise RuntimeError(f"cannot open a connection that is {self.state}")
         self.state = "connecting"
+        stop_keeping = self.add_frame_listener(self._keep_handshake_frame)
         try:
             await self._transport.start(self)
             agreed = await negotiate(
@@ -126,7 +137,7 @@ class Connection:
                 self.era_preference,
                 client_info=self.client_info,
                 probe_timeout=self.probe_timeout,
-                request_timeout=self.request_timeout,
+                request_timeout=self.handshake_timeout,
                 advertised=self.advertised,
             )
             if self.closed_error is not None:
@@ -136,6 +147,8 @@ class Connection:
         except BaseException:
             await self.close()
             raise
+        finally:
+            stop_keeping()
         self._info = ServerInfo(
             name=agreed.name,
             version=agreed.version,
@@ -148,6 +161,12 @@ class Connection:
         )
         self.state = "connected"
         return self._info
+
+    def _keep_handshake_frame(self, frame: Frame) -> None:
+        """Keep the era dance's requests and answers (the newest few), for whoever must cite
+        what the server declared (`taskscope check`'s evidence)."""
+        if frame.method in HANDSHAKE_METHODS:
+            self.handshake_frames = (*self.handshake_frames, frame)[-MAX_HANDSHAKE_FRAMES:]
 
     async def request(
         self,

@@ -94,6 +94,9 @@ async def negotiate(
         dance.abandon()
 
 
+PROBE_TIMEOUT = 3.0
+"""How long the era probe waits over stdio or SSE before `initialize` goes out beside it."""
+
 _Verdict = tuple[Literal["modern", "legacy"], str | None, str]
 """(era to try next, the modern version to retry at, why) after a failed probe."""
 

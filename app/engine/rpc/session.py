@@ -22,6 +22,7 @@ from app.engine.record.recorder import server_key, session_info
 from app.engine.rpc.advertised import ClientCapabilities
 from app.engine.rpc.connect_hint import next_step
 from app.engine.rpc.connection import Connection
+from app.engine.rpc.negotiate import PROBE_TIMEOUT
 from app.engine.rpc.reconnect import ConnectionEvent, ReconnectPolicy, is_connection_lost
 from app.engine.rpc.reconnector import ConnectionListener, Reconnector
 from app.engine.rpc.targets import HttpTarget
@@ -73,6 +74,7 @@ class EngineSession:
         key: str | None = None,
         policy: ReconnectPolicy | None = None,
         request_timeout: float = 30.0,
+        handshake: tuple[float, float] | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         roots: Sequence[dict[str, str]] = (),
         advertised: ClientCapabilities | None = None,
@@ -94,6 +96,8 @@ class EngineSession:
         self.recorder = recorder
         self.server_key = key or server_key(target)
         self.request_timeout = request_timeout
+        self.handshake = handshake
+        """(probe, each request) timeouts of the era dance; None: the connection's defaults."""
         self.state: SessionState = "idle"
         self._reconnector = Reconnector(policy or ReconnectPolicy(), sleep)
         self._frame_listeners: list[FrameListener] = []
@@ -420,6 +424,8 @@ class EngineSession:
             request_timeout=self.request_timeout,
             advertised=self._advertised,
             authorizer=self.authorizer,
+            probe_timeout=self.handshake[0] if self.handshake is not None else PROBE_TIMEOUT,
+            handshake_timeout=self.handshake[1] if self.handshake is not None else None,
         )
         for listener in self._frame_listeners:
             connection.add_frame_listener(listener)
