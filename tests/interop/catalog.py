@@ -321,6 +321,7 @@ SERVERS: tuple[Server, ...] = (
             {"service": "web"},
             answers=(_accept(confirm=True),),
             expect="Deployed 'web'",
+            keys=("space",),
         ),
         note=(
             "dual-era without tasks; ctx.elicit has no back-channel on 2026-07-28 connections, "

@@ -6,11 +6,15 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from textual.notifications import Notification
 from textual.pilot import Pilot
 
+from app.engine.rpc.era import EraPreference
 from app.engine.rpc.targets import HttpTarget, StdioTarget, Target
 from app.tui.app import TaskscopeApp
+from app.tui.live import LiveSource
 from tests.interop.catalog import Call, Server, Transport, case_id, cases
+from tests.support.markup import Notes
 from tests.support.tui_helpers import SIZE, connected, live_app, only_task, wait_for
 from widgets.arguments_form import CreateRequest
 from widgets.confirm import ConfirmModal
@@ -118,3 +122,56 @@ async def test_a_running_task_is_cancelled_with_x(
         await pilot.press("enter")
         await wait_for(pilot, lambda: only_task(app).status == "cancelled", timeout=TASK_TIMEOUT_S)
         assert only_task(app).violation is None
+
+
+LEGACY_ERA_COMMAND = "taskscope --era legacy"
+
+
+def legacy_era_hints(notes: Notes) -> list[Notification]:
+    return [note for note in notes.made if LEGACY_ERA_COMMAND in note.message]
+
+
+def era_app(case: tuple[Server, Transport], server_url: Any, era: EraPreference) -> TaskscopeApp:
+    return TaskscopeApp(LiveSource(tui_target(case, server_url), era=era), remember_tasks=False)
+
+
+@pytest.mark.parametrize("case", cases("asks_on_legacy"), ids=case_id)
+async def test_a_question_without_a_back_channel_gets_the_legacy_era_hint(
+    case: tuple[Server, Transport], server_url: Any
+) -> None:
+    """On the default era the server cannot ask: the call fails, and a toast names the
+    `taskscope --era legacy` command."""
+    server, _ = case
+    call = server.asks_on_legacy
+    assert call is not None
+    app = era_app(case, server_url, "auto")
+    notes = Notes()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+        await connected(pilot)
+        await app.create_task(CreateRequest(call.tool, call.arguments, None, False))
+        await wait_for(pilot, lambda: bool(legacy_era_hints(notes)), timeout=TASK_TIMEOUT_S)
+        [hint] = legacy_era_hints(notes)
+        assert "the server's questions need the legacy era" in hint.message
+        assert not any(call.expect in note.message for note in notes.made)
+
+
+@pytest.mark.parametrize("case", cases("asks_on_legacy"), ids=case_id)
+async def test_on_the_legacy_era_the_question_is_answered_in_the_input_modal(
+    case: tuple[Server, Transport], server_url: Any
+) -> None:
+    server, _ = case
+    call = server.asks_on_legacy
+    assert call is not None
+    app = era_app(case, server_url, "legacy")
+    notes = Notes()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+        await connected(pilot)
+        # As the arguments form's ctrl+s does: the call runs in a worker while the question
+        # it asks is answered.
+        app.run_worker(app.create_task(CreateRequest(call.tool, call.arguments, None, False)))
+        modal = await open_question(pilot, app)
+        assert isinstance(modal, InputForm)
+        await pilot.pause()
+        await pilot.press(*call.keys, "ctrl+s")
+        await finished(pilot, app, call)
+        assert legacy_era_hints(notes) == []
