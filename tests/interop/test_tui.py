@@ -11,16 +11,18 @@ from textual.pilot import Pilot
 
 from app.engine.rpc.era import EraPreference
 from app.engine.rpc.targets import HttpTarget, StdioTarget, Target
+from app.engine.tasks.wire import UNDECLARED_TOOL_CALLS
 from app.tui.app import TaskscopeApp
 from app.tui.live import LiveSource
 from tests.interop.catalog import Call, Server, Transport, case_id, cases
-from tests.support.markup import Notes
+from tests.support.markup import Notes, shown_text
 from tests.support.tui_helpers import SIZE, connected, live_app, only_task, wait_for
-from widgets.arguments_form import CreateRequest
+from widgets.arguments_form import ArgumentsForm, CreateRequest
 from widgets.confirm import ConfirmModal
 from widgets.input_form import InputForm
 from widgets.input_modal import AnswerModal
 from widgets.input_sampling import InputSampling
+from widgets.tool_picker import ToolPicker
 
 pytestmark = pytest.mark.timeout(180)
 TASK_TIMEOUT_S = 60.0
@@ -175,3 +177,40 @@ async def test_on_the_legacy_era_the_question_is_answered_in_the_input_modal(
         await pilot.press(*call.keys, "ctrl+s")
         await finished(pilot, app, call)
         assert legacy_era_hints(notes) == []
+
+
+@pytest.mark.parametrize("case", cases("asserted"), ids=case_id)
+async def test_an_under_declared_server_runs_no_task_until_wire_legacy_asserts_it(
+    case: tuple[Server, Transport], server_url: Any
+) -> None:
+    """By default the run form offers no task (the server never declared task-augmented calls);
+    started with `--wire legacy` the App sends the task, and it runs to its result."""
+    server, _ = case
+    call = server.asserted
+    assert call is not None
+    app = era_app(case, server_url, "auto")
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot)
+        assert app.info is not None and app.info.capabilities.tool_calls is False
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, ToolPicker))
+        await wait_for(pilot, lambda: call.tool in shown_text(app.screen.query_one("#picker-list")))
+        await pilot.press(*call.tool)
+        picker = app.screen
+        assert isinstance(picker, ToolPicker)
+        await wait_for(pilot, lambda: picker.shown[0].name == call.tool)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ArgumentsForm))
+        form = app.screen
+        assert isinstance(form, ArgumentsForm)
+        assert (form.as_task, form.task_editable) == (False, False), form.task_reason
+    asserted = TaskscopeApp(
+        LiveSource(tui_target(case, server_url), expected_wire="legacy"), remember_tasks=False
+    )
+    async with asserted.run_test(size=SIZE) as pilot:
+        await connected(pilot)
+        assert asserted.info is not None
+        assert asserted.info.capabilities.assumed == (UNDECLARED_TOOL_CALLS,)
+        await create(pilot, asserted, call)
+        await finished(pilot, asserted, call)
+        assert only_task(asserted).task is not None
