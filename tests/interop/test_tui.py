@@ -207,10 +207,28 @@ async def test_an_under_declared_server_runs_no_task_until_wire_legacy_asserts_i
     asserted = TaskscopeApp(
         LiveSource(tui_target(case, server_url), expected_wire="legacy"), remember_tasks=False
     )
-    async with asserted.run_test(size=SIZE) as pilot:
+    notes = Notes()
+    async with asserted.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
         await connected(pilot)
         assert asserted.info is not None
         assert asserted.info.capabilities.assumed == (UNDECLARED_TOOL_CALLS,)
-        await create(pilot, asserted, call)
-        await finished(pilot, asserted, call)
-        assert only_task(asserted).task is not None
+        await asserted.create_task(CreateRequest(call.tool, call.arguments, None, True))
+
+        # Over HTTP the server's tasks/list also shows other sessions' tasks (its store is not
+        # per session): the task created here is the one its toast names.
+        def created_ids() -> list[str]:
+            return [n.message.split()[1] for n in notes.made if n.message.endswith(" created")]
+
+        await wait_for(pilot, created_ids)
+        [created] = created_ids()
+
+        def finished_here() -> bool:
+            watched = asserted.tasks.tasks.get(created)
+            return (
+                watched is not None
+                and watched.status == "completed"
+                and watched.task is not None
+                and call.expect in str(watched.task.result)
+            )
+
+        await wait_for(pilot, finished_here, timeout=TASK_TIMEOUT_S)
