@@ -29,7 +29,11 @@ from app.engine.rpc.roots import send_roots
 from app.engine.rpc.rpc_types import RpcError
 from app.engine.safety.sanitize import clean_text
 from app.engine.tasks.task_json import input_json, task_json
-from app.engine.tasks.wire import assumed_note
+from app.engine.tasks.wire import (
+    assumed_note,
+    under_declaration_refusal,
+    under_declared_tool_calls,
+)
 
 if TYPE_CHECKING:
     from app.cli.session import Session
@@ -65,7 +69,8 @@ async def tools_call(session: Session, call: CallOptions, responder: Responder, 
         raise usage_error(
             "--task-ttl is a legacy-wire flag: on the extension wire the server owns the TTL"
         )
-    require(session.capabilities.tool_calls, "task-augmented tools/call", session)
+    under = under_declaration_refusal() if under_declared_tool_calls(session.info) else None
+    require(session.capabilities.tool_calls, "task-augmented tools/call", session, refusal=under)
     for missing in session.capabilities.assumed:
         out.note(assumed_note(missing))
     if call.task_watch:

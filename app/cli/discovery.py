@@ -16,20 +16,27 @@ if TYPE_CHECKING:
     from app.cli.session import Session
 
 
-def require(declared: bool, verb: str, session: Session) -> None:
-    """Refuse (without sending) a verb the server never declared on its tasks wire."""
+def require(
+    declared: bool,
+    verb: str,
+    session: Session,
+    *,
+    refusal: tuple[str, str] | None = None,
+) -> None:
+    """Refuse (without sending) a verb the server never declared on its tasks wire; `refusal`
+    (a message and a hint) says more where the server declared part of what the verb needs."""
     if declared:
         return
-    raise CliError(
-        TASKS_UNSUPPORTED,
-        f"the server did not declare {verb} (tasks wire: {session.wire})",
-        {
-            "verb": verb,
-            "wire": session.wire,
-            "declared": session.capabilities.as_json(),
-            "sent": False,
-        },
-    )
+    message = f"the server did not declare {verb} (tasks wire: {session.wire})"
+    details: dict[str, Any] = {
+        "verb": verb,
+        "wire": session.wire,
+        "declared": session.capabilities.as_json(),
+        "sent": False,
+    }
+    if refusal is not None:
+        message, details["hint"] = refusal
+    raise CliError(TASKS_UNSUPPORTED, message, details)
 
 
 async def capabilities(session: Session, out: Output) -> int:

@@ -22,6 +22,9 @@ def test_an_undeclared_task_call_is_refused_without_an_assertion() -> None:
     run = run_cli(*CALL)
     assert run.code != 0
     assert run.error["code"] == "TASKS_UNSUPPORTED", run.stderr
+    assert "tasks.requests.tools.call" in run.error["message"]
+    assert "--wire legacy" in run.error["details"]["hint"]
+    assert run.error["details"]["sent"] is False
 
 
 def test_wire_legacy_sends_the_task_and_names_the_missing_declaration() -> None:

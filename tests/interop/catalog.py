@@ -34,6 +34,8 @@ TS_SDK_V2 = ("@modelcontextprotocol/server", "2.4.0")
 FASTMCP4 = ("fastmcp==4.1.4", "fastmcp-tasks==4.1.4")
 FASTMCP2 = ("fastmcp==2.14.7",)
 PYTHON_SDK_1 = ("mcp==1.30.0",)
+PYTHON_SDK_1_26 = ("mcp==1.26.0",)
+PYTHON_SDK_2 = ("mcp==2.3.0",)
 QUIET_FASTMCP = {"FASTMCP_CHECK_FOR_UPDATES": "off", "FASTMCP_SHOW_SERVER_BANNER": "false"}
 
 
@@ -74,6 +76,12 @@ class Server:
     check: Call | None = None
     """The call `taskscope check` is pointed at where `check_call`'s choice would not do (a task
     that ends in 0.5 s may end before the cancel scenario's cancel reaches it)."""
+    asserted: Call | None = None
+    """A task the server creates only when `--wire legacy` asserts the wire: it accepts
+    task-augmented calls without declaring `tasks.requests.tools.call`."""
+    asks_on_legacy: Call | None = None
+    """A plain call whose question only the legacy era can carry: on a 2026-07-28 connection the
+    server has no back-channel to ask on."""
     lists: bool = False
     survives_closed_sessions: bool = True
     """False for a server that crashes when a session closes before its task ends."""
@@ -144,6 +152,8 @@ SAMPLED = {
 _fastmcp4_http, _fastmcp4_stdio = _python("fastmcp4", FASTMCP4, "fastmcp4_tasks.py")
 _fastmcp2_http, _fastmcp2_stdio = _python("fastmcp2", FASTMCP2, "fastmcp2_tasks.py")
 _mcp1_http, _mcp1_stdio = _python("mcp1", PYTHON_SDK_1, "mcp1_tasks.py")
+_mcp126_http, _mcp126_stdio = _python("mcp126", PYTHON_SDK_1_26, "mcp126_tasks.py")
+_mcp2_http, _mcp2_stdio = _python("mcp2", PYTHON_SDK_2, "mcp2_elicit.py")
 
 SERVERS: tuple[Server, ...] = (
     Server(
@@ -248,6 +258,28 @@ SERVERS: tuple[Server, ...] = (
         lists=True,
     ),
     Server(
+        name="python-sdk-1-26",
+        family="Python SDK 1.26.0, experimental tasks (PyPI mcp; the 1.23-1.26 generation)",
+        wire="legacy",
+        era="legacy",
+        transports=("http", "stdio"),
+        http=_mcp126_http,
+        stdio=_mcp126_stdio,
+        asserted=Call("slow", {"seconds": 0.5}, expect="slept"),
+        plain=Call("echo", {"text": "hi"}, expect="hi"),
+        check=Call(
+            "confirm",
+            {"filename": "notes.txt"},
+            answers=(_accept(confirm=True),),
+            expect="Deleted 'notes.txt'",
+        ),
+        lists=True,
+        note=(
+            "declares capabilities.tasks.requests.tools as {} without call, yet accepts "
+            "task-augmented calls: refused by default, sent with --wire legacy"
+        ),
+    ),
+    Server(
         name="fastmcp2",
         family="FastMCP 2.14.7 (PyPI; 2025-11-25 tasks through docket)",
         wire="legacy",
@@ -274,6 +306,27 @@ SERVERS: tuple[Server, ...] = (
         stdio=lambda: node_command(_sdk2_script(), "stdio"),
         plain=Call("echo", {"text": "hi"}, expect="hi"),
         note="serves 2026-07-28 without the tasks extension: no tasks to create",
+    ),
+    Server(
+        name="python-sdk-2",
+        family="Python SDK 2.3.0, MCPServer (PyPI mcp)",
+        wire="none",
+        era="modern",
+        transports=("http", "stdio"),
+        http=_mcp2_http,
+        stdio=_mcp2_stdio,
+        plain=Call("echo", {"text": "hi"}, expect="hi"),
+        asks_on_legacy=Call(
+            "deploy",
+            {"service": "web"},
+            answers=(_accept(confirm=True),),
+            expect="Deployed 'web'",
+            keys=("space",),
+        ),
+        note=(
+            "dual-era without tasks; ctx.elicit has no back-channel on 2026-07-28 connections, "
+            "so a tool that asks works only with --era legacy"
+        ),
     ),
 )
 

@@ -6,17 +6,23 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from textual.notifications import Notification
 from textual.pilot import Pilot
 
+from app.engine.rpc.era import EraPreference
 from app.engine.rpc.targets import HttpTarget, StdioTarget, Target
+from app.engine.tasks.wire import UNDECLARED_TOOL_CALLS
 from app.tui.app import TaskscopeApp
+from app.tui.live import LiveSource
 from tests.interop.catalog import Call, Server, Transport, case_id, cases
+from tests.support.markup import Notes, shown_text
 from tests.support.tui_helpers import SIZE, connected, live_app, only_task, wait_for
-from widgets.arguments_form import CreateRequest
+from widgets.arguments_form import ArgumentsForm, CreateRequest
 from widgets.confirm import ConfirmModal
 from widgets.input_form import InputForm
 from widgets.input_modal import AnswerModal
 from widgets.input_sampling import InputSampling
+from widgets.tool_picker import ToolPicker
 
 pytestmark = pytest.mark.timeout(180)
 TASK_TIMEOUT_S = 60.0
@@ -118,3 +124,111 @@ async def test_a_running_task_is_cancelled_with_x(
         await pilot.press("enter")
         await wait_for(pilot, lambda: only_task(app).status == "cancelled", timeout=TASK_TIMEOUT_S)
         assert only_task(app).violation is None
+
+
+LEGACY_ERA_COMMAND = "taskscope --era legacy"
+
+
+def legacy_era_hints(notes: Notes) -> list[Notification]:
+    return [note for note in notes.made if LEGACY_ERA_COMMAND in note.message]
+
+
+def era_app(case: tuple[Server, Transport], server_url: Any, era: EraPreference) -> TaskscopeApp:
+    return TaskscopeApp(LiveSource(tui_target(case, server_url), era=era), remember_tasks=False)
+
+
+@pytest.mark.parametrize("case", cases("asks_on_legacy"), ids=case_id)
+async def test_a_question_without_a_back_channel_gets_the_legacy_era_hint(
+    case: tuple[Server, Transport], server_url: Any
+) -> None:
+    """On the default era the server cannot ask: the call fails, and a toast names the
+    `taskscope --era legacy` command."""
+    server, _ = case
+    call = server.asks_on_legacy
+    assert call is not None
+    app = era_app(case, server_url, "auto")
+    notes = Notes()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+        await connected(pilot)
+        await app.create_task(CreateRequest(call.tool, call.arguments, None, False))
+        await wait_for(pilot, lambda: bool(legacy_era_hints(notes)), timeout=TASK_TIMEOUT_S)
+        [hint] = legacy_era_hints(notes)
+        assert "the server's questions need the legacy era" in hint.message
+        assert not any(call.expect in note.message for note in notes.made)
+
+
+@pytest.mark.parametrize("case", cases("asks_on_legacy"), ids=case_id)
+async def test_on_the_legacy_era_the_question_is_answered_in_the_input_modal(
+    case: tuple[Server, Transport], server_url: Any
+) -> None:
+    server, _ = case
+    call = server.asks_on_legacy
+    assert call is not None
+    app = era_app(case, server_url, "legacy")
+    notes = Notes()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+        await connected(pilot)
+        # As the arguments form's ctrl+s does: the call runs in a worker while the question
+        # it asks is answered.
+        app.run_worker(app.create_task(CreateRequest(call.tool, call.arguments, None, False)))
+        modal = await open_question(pilot, app)
+        assert isinstance(modal, InputForm)
+        await pilot.pause()
+        await pilot.press(*call.keys, "ctrl+s")
+        await finished(pilot, app, call)
+        assert legacy_era_hints(notes) == []
+
+
+@pytest.mark.parametrize("case", cases("asserted"), ids=case_id)
+async def test_an_under_declared_server_runs_no_task_until_wire_legacy_asserts_it(
+    case: tuple[Server, Transport], server_url: Any
+) -> None:
+    """By default the run form offers no task (the server never declared task-augmented calls);
+    started with `--wire legacy` the App sends the task, and it runs to its result."""
+    server, _ = case
+    call = server.asserted
+    assert call is not None
+    app = era_app(case, server_url, "auto")
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot)
+        assert app.info is not None and app.info.capabilities.tool_calls is False
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, ToolPicker))
+        await wait_for(pilot, lambda: call.tool in shown_text(app.screen.query_one("#picker-list")))
+        await pilot.press(*call.tool)
+        picker = app.screen
+        assert isinstance(picker, ToolPicker)
+        await wait_for(pilot, lambda: picker.shown[0].name == call.tool)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ArgumentsForm))
+        form = app.screen
+        assert isinstance(form, ArgumentsForm)
+        assert (form.as_task, form.task_editable) == (False, False), form.task_reason
+    asserted = TaskscopeApp(
+        LiveSource(tui_target(case, server_url), expected_wire="legacy"), remember_tasks=False
+    )
+    notes = Notes()
+    async with asserted.run_test(size=SIZE, notifications=True, message_hook=notes) as pilot:
+        await connected(pilot)
+        assert asserted.info is not None
+        assert asserted.info.capabilities.assumed == (UNDECLARED_TOOL_CALLS,)
+        await asserted.create_task(CreateRequest(call.tool, call.arguments, None, True))
+
+        # Over HTTP the server's tasks/list also shows other sessions' tasks (its store is not
+        # per session): the task created here is the one its toast names.
+        def created_ids() -> list[str]:
+            return [n.message.split()[1] for n in notes.made if n.message.endswith(" created")]
+
+        await wait_for(pilot, created_ids)
+        [created] = created_ids()
+
+        def finished_here() -> bool:
+            watched = asserted.tasks.tasks.get(created)
+            return (
+                watched is not None
+                and watched.status == "completed"
+                and watched.task is not None
+                and call.expect in str(watched.task.result)
+            )
+
+        await wait_for(pilot, finished_here, timeout=TASK_TIMEOUT_S)

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from app.engine.tasks.contract import TasksCapabilities
-from app.engine.tasks.wire import resolve_capabilities
+from app.engine.tasks.wire import resolve_capabilities, under_declared_tool_calls
 
 EXT = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
 FULL_LEGACY = {"tasks": {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}}
@@ -108,3 +108,20 @@ def test_wire_legacy_assumes_the_missing_tool_call_declaration() -> None:
 )
 def test_wire_legacy_assumes_nothing_else(version: str, capabilities: dict[str, Any]) -> None:
     assert resolve_capabilities(Info(version, capabilities), "legacy").assumed == ()
+
+
+@pytest.mark.parametrize(
+    ("version", "capabilities", "under"),
+    [
+        ("2025-11-25", UNDER_DECLARED, True),
+        ("2025-11-25", FULL_LEGACY, False),
+        ("2025-11-25", {"tasks": {"list": {}}}, False),  # no tools object: nothing to name
+        ("2025-11-25", {"tasks": {"requests": {"tools": {"call": None}}}}, True),
+        ("2026-07-28", UNDER_DECLARED, False),
+        ("2025-11-25", {}, False),
+    ],
+)
+def test_the_refusal_names_the_missing_declaration_only_where_it_is_missing(
+    version: str, capabilities: dict[str, Any], under: bool
+) -> None:
+    assert under_declared_tool_calls(Info(version, capabilities)) is under

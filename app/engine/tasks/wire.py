@@ -70,6 +70,29 @@ def _legacy_capabilities(tasks: Any, asserted: bool) -> TasksCapabilities:
     )
 
 
+def under_declared_tool_calls(info: NegotiatedServer) -> bool:
+    """Whether a 2025-11-25 server declares `tasks.requests.tools` without `call` (the Python SDK
+    1.23-1.26 way): task-augmented calls are then undeclared, and `--wire legacy` sends them."""
+    capabilities = info.capabilities if isinstance(info.capabilities, dict) else {}
+    tasks = capabilities.get("tasks")
+    if info.protocol_version != LEGACY_TASKS_VERSION or not isinstance(tasks, dict):
+        return False
+    requests = tasks.get("requests")
+    tools = requests.get("tools") if isinstance(requests, dict) else None
+    return isinstance(tools, dict) and not _declared(tools.get("call"))
+
+
+def under_declaration_refusal() -> tuple[str, str]:
+    """The refusal of an under-declared task and what to do: the message names the missing
+    declaration, the hint the assertion that sends the task anyway."""
+    return (
+        f"the server declares tasks.requests.tools without call: {UNDECLARED_TOOL_CALLS} is "
+        "missing, so no task-augmented tools/call was sent (tasks wire: legacy)",
+        "if the server accepts tasks anyway (the Python SDK 1.23-1.26 does), add --wire legacy "
+        "to send the task",
+    )
+
+
 def assumed_note(missing: str) -> str:
     """What to tell the user when a task is sent on a declaration the server left out."""
     return f"the server does not declare {missing}; sent as a task because --wire legacy says so"
