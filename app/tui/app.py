@@ -281,8 +281,9 @@ class TaskscopeApp(VerbActions, App[int]):
 
     @on(SignInChanged)
     def _sign_in_changed(self, message: SignInChanged) -> None:
-        if not self._source_closed and self.is_running:
-            panes.follow_sign_in(self, message.state)
+        if self._source_closed or not self.is_running:  # a sign-in step behind the teardown
+            return
+        panes.follow_sign_in(self, message.state)
         self.redraw.header()
 
     @on(SourceConnected)
