@@ -18,12 +18,8 @@ from urllib.parse import parse_qsl
 import httpx
 import pytest
 
-from app.engine.oauth.authorizer import (
-    MIN_REFRESH_INTERVAL_S,
-    AuthorizationFailed,
-    Authorizer,
-    authorizer_for,
-)
+from app.engine.oauth.authorizer import AuthorizationFailed, Authorizer, authorizer_for
+from app.engine.oauth.refresh_budget import MIN_REFRESH_INTERVAL_S
 from app.engine.oauth.steps import AuthStep
 from app.engine.oauth.store import MAX_TOKEN_LIFE_S, credentials_path
 from app.engine.rpc.connection import Connection
@@ -33,6 +29,7 @@ from tests.support.auth_browser import browser_command, visit
 from tests.support.cli_helpers import Run, clean_env, run_cli
 from tests.support.demo_servers import serving, start_http_demo
 from tests.support.manual_clock import ManualClock
+from tests.support.servers.hostile_auth import SLOW_TOKEN_S
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -137,6 +134,8 @@ class Person:
 
 
 REQUESTS = 20
+REQUEST_TIMEOUT_S = 2.0
+"""Shorter than the slow token endpoint takes; long enough for a request to a local server."""
 
 
 @pytest.mark.parametrize("hostile", ["instant"], indirect=True)
@@ -350,3 +349,27 @@ def test_a_credential_file_planted_in_the_users_folder_is_ignored_and_replaced(
     assert not any(PLANTED_ACCESS in (value or "") for value in sent["authorizations"])
     assert sent["grants"] == ["authorization_code"]
     assert sent["authorizations"][-1] is not None  # the second run sent its own token
+
+
+@pytest.mark.parametrize("hostile", ["slow"], indirect=True)
+async def test_no_request_times_out_while_the_connection_authorizes(
+    hostile: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A token endpoint slower than the request timeout (as on a machine starved of CPU) does
+    not time out the request that is waiting for the sign-in: its clock stands still until the
+    token comes, then the request goes and is answered."""
+    monkeypatch.setenv("TASKSCOPE_DATA_DIR", str(tmp_path / "data"))
+    assert SLOW_TOKEN_S > REQUEST_TIMEOUT_S
+    person = Person()
+    target = HttpTarget(f"{hostile}/mcp")
+    authorizer = Authorizer(target.url, target.oauth, person)
+    try:
+        async with Connection(
+            target, authorizer=authorizer, request_timeout=REQUEST_TIMEOUT_S
+        ) as connection:
+            listed = await connection.request("tools/list", {})
+    finally:
+        await authorizer.close()
+    assert listed["tools"]
+    assert person.sign_ins == 1
+    assert heard(hostile)["grants"] == ["authorization_code"]

@@ -184,7 +184,7 @@ async def test_request_clocks_wait_while_a_person_signs_in() -> None:
         sent.append(message)
 
     requests = Correlator(send, lambda rpc_id: None)
-    with requests.waiting_for_person():
+    with requests.holding_clocks():
         call = asyncio.ensure_future(
             requests.call("tools/list", None, reason="user", timeout=0.01, headers=None)
         )

@@ -24,6 +24,7 @@ from app.engine.oauth.browser import BrowserObserver
 from app.engine.oauth.exchanges import exchange_of, learn_from_request, purpose_of, request_kind
 from app.engine.oauth.loopback import LoopbackReceiver, SignInDenied
 from app.engine.oauth.providers import build_provider, restore_expiry
+from app.engine.oauth.refresh_budget import MIN_REFRESH_INTERVAL_S, RefreshBudget
 from app.engine.oauth.settings import OAuthSettings
 from app.engine.oauth.steps import AuthExchange, AuthObserver, AuthStep, StepKind
 from app.engine.oauth.store import CredentialStore, UnsendableToken
@@ -41,11 +42,6 @@ EXCHANGE_TIMEOUT_S = 30.0
 MAX_RESPONSE_BYTES = 1 << 20
 MAX_ROUNDS = 3
 """Authorizations in a row that the server still refuses before taskscope stops trying."""
-MIN_REFRESH_INTERVAL_S = 30.0
-"""A token refused (401) within this long of the last refresh is not refreshed again, nor is a
-sign-in started for it: the request fails saying so. A server refusing every other request
-with a good token got one refresh per request; now it gets one per interval at most (the same
-floor as the shortest token life the store keeps)."""
 EXPIRED = 1.0
 """A token expiry in the distant past: forces the next flow to refresh first."""
 _REDACTOR = Redactor()
@@ -83,19 +79,17 @@ class Authorizer:
         """Why the last sign-in on this connection failed: the next refusal fails at once."""
         self._told: str | None = None
         """The store's problem last told, so it is told once."""
-        self._clock = clock
-        self._refreshed_at: float | None = None
-        """When (on `clock`) the token was last refreshed: refusals within
-        `MIN_REFRESH_INTERVAL_S` of it refresh nothing."""
+        self._refreshes = RefreshBudget(clock)
+        """The refreshes a refusal may still make (`refresh_budget`)."""
 
     def attach(
         self,
         hold: Callable[[], contextlib.AbstractContextManager[None]],
         report: Callable[[AuthExchange], None],
     ) -> None:
-        """Work for the connection in use: `hold` stops its request clocks while the person
-        signs in, `report` shows each OAuth exchange beside its frames. A new connection may
-        sign in again, whatever became of the last one's sign-in."""
+        """Work for the connection in use: `hold` stops its request clocks while it authorizes
+        (a refresh, a sign-in), `report` shows each OAuth exchange beside its frames. A new
+        connection may sign in again, whatever became of the last one's sign-in."""
         self._hold = hold
         self._on_exchange = report
         self._failure = None
@@ -106,15 +100,17 @@ class Authorizer:
             self._loaded = True
             stored = self.store.status()
             if stored is not None and stored.has_access_token:
-                await self._ready()
+                with self._hold():
+                    await self._ready()
         provider = self._provider
         if provider is None:
             return None
         context = provider.context
         if not context.is_token_valid() and context.can_refresh_token():
-            async with self._lock:
-                if not context.is_token_valid() and context.can_refresh_token():
-                    await self._refresh(provider)
+            with self._hold():
+                async with self._lock:
+                    if not context.is_token_valid() and context.can_refresh_token():
+                        await self._refresh(provider)
         tokens = context.current_tokens
         if tokens is not None:
             learn_secrets(tokens.access_token)  # in use: the last to be forgotten
@@ -130,7 +126,20 @@ class Authorizer:
     ) -> bool:
         """A request that carried `sent` was refused (401, or 403 `insufficient_scope`): refresh
         or sign in. True when it should go again with `authorization()`; raises
-        `AuthorizationFailed` when that cannot be."""
+        `AuthorizationFailed` when that cannot be. The connection's request clocks stand still
+        meanwhile: the authorization's own exchanges are bounded, and a request waiting behind
+        it has not yet been answered for want of a token, not of the server."""
+        with self._hold():
+            return await self._answer_challenge(status, headers, body, sent, request_headers)
+
+    async def _answer_challenge(
+        self,
+        status: int,
+        headers: Mapping[str, str],
+        body: bytes,
+        sent: str | None,
+        request_headers: Mapping[str, str],
+    ) -> bool:
         async with self._lock:
             current = self.current()
             if current is not None and current != sent:
@@ -164,13 +173,11 @@ class Authorizer:
             return self.current() is not None
 
     def _refresh_allowed(self, status: int) -> None:
-        """Raise `AuthorizationFailed` when the token was refreshed less than
-        `MIN_REFRESH_INTERVAL_S` ago: the refusal is the request's failure, not a new refresh
-        (nor a sign-in)."""
-        if self._refreshed_at is None:
-            return
-        since = max(0.0, self._clock() - self._refreshed_at)
-        if since < MIN_REFRESH_INTERVAL_S:
+        """Raise `AuthorizationFailed` when the refreshes of the last `MIN_REFRESH_INTERVAL_S`
+        already fill the life the server gives its tokens: the refusal is the request's failure,
+        not a new refresh (nor a sign-in)."""
+        since = self._refreshes.refused_since()
+        if since is not None:
             raise AuthorizationFailed(
                 f"the server refused (HTTP {status}) a token refreshed {since:.0f} s ago; it is "
                 f"not refreshed again within {MIN_REFRESH_INTERVAL_S:.0f} s, nor signed in "
@@ -188,7 +195,7 @@ class Authorizer:
             self._loaded = False
             self._rounds = 0
             self._failure = None
-            self._refreshed_at = None
+            self._refreshes.clear()
             return removed
 
     def accepted(self) -> None:
@@ -250,7 +257,8 @@ class Authorizer:
             await self._drive(provider, None, {})
         after = self.current()
         if after is not None and after != before:
-            self._refreshed_at = self._clock()
+            tokens = provider.context.current_tokens
+            self._refreshes.refreshed(tokens.expires_in if tokens is not None else None)
             self._step("refreshed", "access token refreshed")
         else:
             provider.context.clear_tokens()

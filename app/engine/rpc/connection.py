@@ -108,7 +108,7 @@ class Connection:
         self._tools = ToolHeaderBook()
         """SEP-2243 header parameters of every tool seen in a `tools/list` answer."""
         if authorizer is not None:
-            authorizer.attach(self._requests.waiting_for_person, self._frames.http_exchange)
+            authorizer.attach(self._requests.holding_clocks, self._frames.http_exchange)
 
     # -- public API -----------------------------------------------------------------------------
 

@@ -52,8 +52,9 @@ class Correlator:
     """The requests of one connection in flight: numbered, awaited (with a timeout), paired with
     their responses, and failed together when the channel goes. Ids given up on (timed out,
     abandoned, failed early) are remembered, the newest `LATE_IDS_REMEMBERED`, so a late response
-    to one is reported as late rather than unknown. While `waiting_for_person` holds (a sign-in in
-    the browser), no request times out: each whose time ran out gets its whole timeout again after.
+    to one is reported as late rather than unknown. While `holding_clocks` holds (an
+    authorization: a refresh, or a sign-in and the person at the browser), no request times out:
+    each whose time ran out gets its whole timeout again after.
     """
 
     def __init__(self, send: SendRequest, abandon: Callable[[str | int], None]) -> None:
@@ -62,7 +63,7 @@ class Correlator:
         self._ids = itertools.count(1)
         self._pending: dict[str | int, Pending] = {}
         self._late: OrderedDict[str | int, str] = OrderedDict()
-        self._person_waits = 0
+        self._holds = 0
         self._held: list[tuple[asyncio.Future[dict[str, Any]], float]] = []
 
     def get(self, rpc_id: Any) -> Pending | None:
@@ -122,14 +123,14 @@ class Correlator:
                 future.cancel()
 
     @contextlib.contextmanager
-    def waiting_for_person(self) -> Iterator[None]:
-        """Hold every request's clock while a person acts (signs in); restart them after."""
-        self._person_waits += 1
+    def holding_clocks(self) -> Iterator[None]:
+        """Hold every request's clock while the connection authorizes; restart them after."""
+        self._holds += 1
         try:
             yield
         finally:
-            self._person_waits -= 1
-            if not self._person_waits:
+            self._holds -= 1
+            if not self._holds:
                 held, self._held = self._held, []
                 loop = asyncio.get_running_loop()
                 for future, timeout in held:
@@ -138,7 +139,7 @@ class Correlator:
 
     def _expire(self, future: asyncio.Future[dict[str, Any]], timeout: float) -> None:
         """A request's timer ran out: it times out, unless a person is being waited for."""
-        if self._person_waits:
+        if self._holds:
             self._held.append((future, timeout))
         else:
             _time_out(future)

@@ -10,7 +10,9 @@ authorization server underneath, which approves every sign-in).
 - `crlf`: an access token holding CR LF, which no HTTP header can carry;
 - `plain`: nothing amiss (for a client whose own stored credentials are the hostile part);
 - `flaky`: every other `tools/list` is refused 401 `invalid_token` whatever token it carries
-  (the tokens are good and refreshable), as a flapping gateway might.
+  (the tokens are good and refreshable), as a flapping gateway might;
+- `slow`: each token request is answered after `SLOW_TOKEN_S`, as a loaded authorization
+  server (or a client starved of CPU) takes its time.
 
 In every mode `GET /heard` lists the `Authorization` of each MCP request received and the
 `grant_type` of each token request, so a test knows which token went out and how often the
@@ -22,6 +24,7 @@ Run: python -m tests.support.servers.hostile_auth --port N --mode MODE
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import secrets
 from urllib.parse import parse_qsl
@@ -35,7 +38,9 @@ from app.demo.auth_server import DemoAuthProvider
 from app.demo.http_guard import read_body, replay
 from tests.support.servers.sdk_server import build_server, protection
 
-MODES = ("echo-form", "endless", "instant", "crlf", "plain", "flaky")
+MODES = ("echo-form", "endless", "instant", "crlf", "plain", "flaky", "slow")
+SLOW_TOKEN_S = 4.0
+"""How long the `slow` mode's token endpoint takes to answer."""
 HUGE_TOKEN_CHARS = 60 * 1024
 ENDLESS_EXPIRES_IN = 10**20
 """`1e20` as the SDK's `OAuthToken` carries it (an int)."""
@@ -106,11 +111,13 @@ async def _answer(send: Send, status: int, body: bytes) -> None:
 class Heard:
     """ASGI: notes the `Authorization` of every POST to `/mcp` and the `grant_type` of every
     POST to `/token` (`GET /heard` lists them); with `flaky`, answers every other `tools/list`
-    401 `invalid_token` instead of passing it on."""
+    401 `invalid_token` instead of passing it on; answers each token request after
+    `token_delay` seconds."""
 
-    def __init__(self, app: ASGIApp, *, flaky: bool) -> None:
+    def __init__(self, app: ASGIApp, *, flaky: bool, token_delay: float = 0.0) -> None:
         self._app = app
         self._flaky = flaky
+        self._token_delay = token_delay
         self._authorizations: list[str | None] = []
         self._grants: list[str] = []
         self._listings = 0
@@ -131,6 +138,7 @@ class Heard:
             self._grants.append(
                 dict(parse_qsl(body.decode("utf-8", "replace"))).get("grant_type", "")
             )
+            await asyncio.sleep(self._token_delay)
         else:
             headers = {name.decode("latin-1"): value for name, value in scope["headers"]}
             authorization = headers.get("authorization")
@@ -166,7 +174,7 @@ def protected(port: int, mode: str) -> ASGIApp:
     app = build_server(legacy_only=False, auth=auth).streamable_http_app()
     if mode == "echo-form":
         app = EchoingTokenEndpoint(app)
-    return Heard(app, flaky=mode == "flaky")
+    return Heard(app, flaky=mode == "flaky", token_delay=SLOW_TOKEN_S if mode == "slow" else 0.0)
 
 
 def main() -> None:
