@@ -127,12 +127,14 @@ CHECKS: tuple[Check, ...] = (
     ),
     _check(
         "tasks-legacy-result",
-        "tasks/result returns the underlying result with related-task meta",
+        "tasks/result blocks until the end, then returns the underlying result with "
+        "related-task meta",
         "legacy",
         "MUST",
         "lifecycle",
         f'{S1}: tasks/result "MUST return exactly what the underlying request would have '
-        'returned" and "MUST include" _meta["io.modelcontextprotocol/related-task"]',
+        'returned" and "MUST include" _meta["io.modelcontextprotocol/related-task"]; for a '
+        "working or input_required task it MUST block until the task is terminal",
     ),
     _check(
         "tasks-legacy-input-related-task",
@@ -314,7 +316,8 @@ CHECKS: tuple[Check, ...] = (
         "MUST",
         "lifecycle",
         f"{S3}, DetailedTask: input_required has inputRequests, completed an inline result, "
-        "failed a JSON-RPC error (sep-2663-tasks-get-status-*)",
+        "failed a JSON-RPC error (sep-2663-tasks-get-status-*); WorkingTask and "
+        "InputRequiredTask carry neither result nor error",
     ),
     _check(
         "tasks-inline-result",

@@ -575,13 +575,13 @@ def ttl_missing(relay: Relay, method: str, params: dict[str, Any], message: Mess
         task.pop("ttlMs", None)
 
 
-def working_carries_result(
+def unfinished_carries_result(
     relay: Relay, method: str, params: dict[str, Any], message: Message
 ) -> None:
-    """A tasks/get of a task still working already carries a result."""
+    """A tasks/get of a task still working (or input_required) already carries a result."""
     if method == "tasks/get":
         for task in _tasks_in(method, message):
-            if task.get("status") == "working":
+            if task.get("status") in ("working", "input_required"):
                 task["result"] = {"content": [{"type": "text", "text": "not yet"}]}
 
 
@@ -642,7 +642,7 @@ REWRITES: dict[str, Rewrite] = {
     "terminal-not-final-no-cancel": terminal_not_final_no_cancel,
     "get-internal-error": get_internal_error,
     "ttl-missing": ttl_missing,
-    "working-carries-result": working_carries_result,
+    "unfinished-carries-result": unfinished_carries_result,
     "first-get-other-id": first_get_other_id,
 }
 RELAY_MODES = frozenset(
