@@ -316,8 +316,7 @@ CHECKS: tuple[Check, ...] = (
         "MUST",
         "lifecycle",
         f"{S3}, DetailedTask: input_required has inputRequests, completed an inline result, "
-        "failed a JSON-RPC error (sep-2663-tasks-get-status-*); WorkingTask and "
-        "InputRequiredTask carry neither result nor error",
+        "failed a JSON-RPC error (sep-2663-tasks-get-status-*)",
     ),
     _check(
         "tasks-inline-result",
