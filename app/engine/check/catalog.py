@@ -127,8 +127,7 @@ CHECKS: tuple[Check, ...] = (
     ),
     _check(
         "tasks-legacy-result",
-        "tasks/result blocks until the end, then returns the underlying result with "
-        "related-task meta",
+        "tasks/result blocks, then returns the underlying result with related-task meta",
         "legacy",
         "MUST",
         "lifecycle",

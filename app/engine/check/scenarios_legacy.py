@@ -206,8 +206,10 @@ async def lifecycle(state: RunState) -> None:
     judge_followed(state, followed, [str(task.get("status"))])
     await confirm_final(state, followed)
     result = await result_call
+    if not judge_blocking(state, followed, result) and followed.ended:
+        # It answered too soon: what it answers once the task has ended is judged as well.
+        result = await fetch_result(state, task_id)
     judge_result(state, followed, result)
-    judge_blocking(state, followed, result)
     judge_questions(state, task_id, followed, reply)
     await judge_cancel_terminal(state, followed)
     await judge_list(state, task_id)
@@ -361,13 +363,13 @@ def judge_result(state: RunState, followed: Followed, reply: Reply) -> None:
         )
 
 
-def judge_blocking(state: RunState, followed: Followed, reply: Reply) -> None:
+def judge_blocking(state: RunState, followed: Followed, reply: Reply) -> bool:
     """tasks-legacy-result's "MUST block until terminal", by the order of events: tasks/result
     was sent at creation, so a tasks/get sent after its answer arrived that still says working
-    (or input_required) shows it answered before the task ended."""
+    (or input_required) shows it answered before the task ended. False when it did."""
     answer = reply.answer_frame
     if answer is None:
-        return
+        return True
     for snapshot, get in followed.snapshots:
         status = snapshot.get("status")
         sent = next((f for f in get.frames if f.direction == "out"), None)
@@ -379,14 +381,15 @@ def judge_blocking(state: RunState, followed: Followed, reply: Reply) -> None:
                 "terminal)",
                 (*reply.evidence(), *get.evidence({"status": status})),
             )
-            return
+            return False
     if followed.ended:
         state.judge.passed(
             "tasks-legacy-result",
-            f"tasks/result, sent at creation, answered no sooner than the task ended "
-            f"({followed.statuses[-1]})",
+            "tasks/result, sent at creation, blocked: no tasks/get after its answer said the "
+            f"task was still running (it ended {followed.statuses[-1]})",
             reply.evidence(),
         )
+    return True
 
 
 def judge_questions(state: RunState, task_id: str, followed: Followed, created: Reply) -> None:
