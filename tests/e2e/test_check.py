@@ -180,6 +180,7 @@ EXTENSION_VIOLATIONS = [
     ("cancel-unknown-missing", "tasks-declared-verbs-answer", "fail"),
     ("unfinished-carries-result", "tasks-status-payload-shape", "fail"),
     ("first-get-other-id", "sep-2663-tasks-get-status-working", "fail"),
+    ("tasks-list-answers", "tasks-removed-tasks-list", "fail"),
 ]
 COLLATERAL = {
     "completed-no-result": {
@@ -351,6 +352,8 @@ def test_routing_header_checks_over_http() -> None:
         run, document = check("--url", url)
     assert run.code == 1
     assert_only(document, "mcp-name-ignored", "tasks-mcp-name-routing", "fail")
+    mismatched = "sep-2663-server-rejects-mismatched-mcp-name-on-tasks-get"
+    assert verdicts(document)[mismatched] == "fail", document
     with violating_relay("method-mismatch-accepted") as url:
         run, document = check("--url", url)
     assert run.code == 1

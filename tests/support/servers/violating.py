@@ -594,6 +594,13 @@ def first_get_other_id(relay: Relay, method: str, params: dict[str, Any], messag
             message["result"]["taskId"] = f"{task_id}-other"
 
 
+def tasks_list_answers(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
+    """tasks/list, removed from the extension wire, answers a page (tasks/result stays -32601)."""
+    if method == "tasks/list":
+        message.pop("error", None)
+        message["result"] = {"resultType": "complete", "tasks": []}
+
+
 Rewrite = Callable[[Relay, str, dict[str, Any], Message], None]
 REWRITES: dict[str, Rewrite] = {
     "create-not-working": create_not_working,
@@ -644,6 +651,7 @@ REWRITES: dict[str, Rewrite] = {
     "ttl-missing": ttl_missing,
     "unfinished-carries-result": unfinished_carries_result,
     "first-get-other-id": first_get_other_id,
+    "tasks-list-answers": tasks_list_answers,
 }
 RELAY_MODES = frozenset(
     {
