@@ -39,6 +39,7 @@ BROKEN = [
     ("partial-moves-on", "tasks-mrtr-input"),
     ("mcp-name-ignored", "tasks-request-headers"),
     ("required-runs-plainly", "tasks-required-task-error"),
+    ("mixed-era", "tasks-capability-negotiation"),
 ]
 """A relay mode, and the suite scenario that judges the rule it breaks."""
 

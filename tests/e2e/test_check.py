@@ -164,6 +164,8 @@ LEGACY_VIOLATIONS = [
     ("status-notification-partial", "tasks-legacy-status-notifications", "fail"),
     ("cancel-unknown-missing", "tasks-declared-verbs-answer", "fail"),
     ("tools-call-undeclared", "tasks-legacy-tools-call-declared", "fail"),
+    ("tasks-no-verbs", "tasks-wire-resolvable", "fail"),
+    ("terminal-not-final-no-cancel", "tasks-legal-transitions", "fail"),
 ]
 EXTENSION_VIOLATIONS = [
     ("get-result-type-task", "tasks-result-type-discipline", "fail"),
@@ -185,6 +187,14 @@ EXTENSION_VIOLATIONS = [
     ("unknown-id-internal", "tasks-invalid-task-id-rejected", "fail"),
     ("terminal-not-final", "tasks-legal-transitions", "fail"),
     ("update-ignored", "tasks-input-required-update-completes", "fail"),
+    ("mixed-era", "tasks-extension-advertised", "fail"),
+    ("tasks-wrong-era", "tasks-wire-resolvable", "fail"),
+    ("ttl-missing", "tasks-ttl-shape", "fail"),
+    ("early-expiry", "tasks-no-early-ttl-expiry", "fail"),
+    ("cancel-unknown-missing", "tasks-declared-verbs-answer", "fail"),
+    ("unfinished-carries-result", "tasks-status-payload-shape", "fail"),
+    ("first-get-other-id", "sep-2663-tasks-get-status-working", "fail"),
+    ("tasks-list-answers", "tasks-removed-tasks-list", "fail"),
 ]
 COLLATERAL = {
     "completed-no-result": {
@@ -200,9 +210,13 @@ COLLATERAL = {
     "mcp-name-ignored": {"sep-2663-server-rejects-mismatched-mcp-name-on-tasks-get"},
     "method-mismatch-accepted": set(),
     "ended-name-refused": {"tasks-mcp-name-routing"},
+    "mixed-era": {"tasks-declaration-hygiene", "tasks-extension-advertised"},
+    "tasks-wrong-era": {"tasks-declaration-hygiene", "tasks-extension-advertised"},
 }
 """Checks that judge the very same bytes another way (a completed task with no result has no
-payload either; one ack answers both cancels; one rewrite removes both removed verbs)."""
+payload either; one ack answers both cancels; one rewrite removes both removed verbs; a 2026
+server/discover with capabilities.tasks is mixed-era and not the extension's advertisement,
+which the suite's tasks-extension-advertised says "and not capabilities.tasks")."""
 
 
 def assert_only(document: dict[str, Any], mode: str, target: str, verdict: str) -> None:
@@ -352,6 +366,8 @@ def test_routing_header_checks_over_http() -> None:
         run, document = check("--url", url)
     assert run.code == 1
     assert_only(document, "mcp-name-ignored", "tasks-mcp-name-routing", "fail")
+    mismatched = "sep-2663-server-rejects-mismatched-mcp-name-on-tasks-get"
+    assert verdicts(document)[mismatched] == "fail", document
     with violating_relay("method-mismatch-accepted") as url:
         run, document = check("--url", url)
     assert run.code == 1
@@ -370,6 +386,74 @@ def test_routing_header_checks_over_http() -> None:
     assert_only(
         document, "mcp-method-refused", "tasks-headers-tolerate-mcp-method-on-tools-call", "fail"
     )
+
+
+def test_a_tasks_result_answered_while_the_task_still_works_fails() -> None:
+    """2025-11-25: tasks/result MUST block until the task is terminal. check sends it at
+    creation; the relay answers it at once (a well-formed result with its related-task meta)
+    while build_report still works, and a tasks/get sent after that answer says working."""
+    command = relay_command("legacy", "result-early")
+    run, document = check("--command", command, "--tool-name", "build_report")
+    assert run.code == 1, run.stderr
+    assert_only(document, "result-early", "tasks-legacy-result", "fail")
+    result = next(item for item in document["checks"] if item["id"] == "tasks-legacy-result")
+    assert "MUST block" in result["reason"]
+    assert [e["method"] for e in result["evidence"]] == ["tasks/result", "tasks/get"]
+
+
+def test_tasks_declared_the_legacy_way_on_2026_fail_resolution_and_advertisement() -> None:
+    """A 2026-07-28 server/discover with capabilities.tasks and no extension: no tasks wire
+    resolves, said as it is (the tasks capability belongs to 2025-11-25; call is declared), and
+    the extension's advertisement fails as the suite's check of that id does."""
+    command = relay_command("extension", "tasks-wrong-era")
+    run, document = check("--command", command, "--tool-name", "provision_server")
+    assert run.code == 1, run.stderr
+    found = {item["id"]: item for item in document["checks"]}
+    assert found["tasks-extension-advertised"]["verdict"] == "fail"
+    assert "capabilities.tasks" in found["tasks-extension-advertised"]["reason"]
+    resolvable = found["tasks-wire-resolvable"]
+    assert resolvable["verdict"] == "fail"
+    assert "lacks requests.tools.call" not in resolvable["reason"]
+    assert "2025-11-25" in resolvable["reason"]
+
+
+def test_a_refused_tasks_get_is_no_expiry_unless_it_says_not_found() -> None:
+    """A tasks/get that answers -32603 mid-follow is not an early TTL expiry: only -32602 (not
+    found) before createdAt + ttl is; any other refusal could not run, saying what came. (On the
+    extension wire the cancelled task of tasks-cancel-ack-shape is followed without a refusal,
+    and that observation passes the check.)"""
+    for wire, verdicts in (("legacy", {"could-not-run"}), ("extension", {"pass", "could-not-run"})):
+        command = relay_command(wire, "get-internal-error")
+        _run, document = check("--command", command, "--tool-name", "build_report")
+        found = {item["id"]: item for item in document["checks"]}
+        expiry = found["tasks-no-early-ttl-expiry"]
+        assert expiry["verdict"] in verdicts, (wire, expiry)
+        if expiry["verdict"] == "could-not-run":
+            assert "-32603" in expiry["reason"], (wire, expiry)
+
+
+@pytest.mark.parametrize("wire", ["legacy", "extension"])
+def test_a_tasks_get_that_never_answers_is_not_implemented_nor_missing(wire: str) -> None:
+    """tasks/get that never answers shows nothing about whether it is implemented: the declared
+    verbs check could not run (naming the silence), never a pass."""
+    run = run_cli(
+        "check",
+        "--command",
+        relay_command(wire, "get-never-answers"),
+        "--check-id",
+        "tasks-declared-verbs-answer",
+        "--format",
+        "json",
+        "--timeout-ms",
+        "1500",
+        timeout=120,
+    )
+    document = report_of(run)
+    found = {item["id"]: item for item in document["checks"]}
+    verbs = found["tasks-declared-verbs-answer"]
+    assert verbs["verdict"] == "could-not-run", verbs
+    assert "tasks/get" in verbs["reason"] and "no answer" in verbs["reason"]
+    assert run.code == 3
 
 
 def test_a_silent_server_ends_within_the_timeout_without_a_traceback() -> None:

@@ -62,6 +62,13 @@ def test_extension_fields_and_status_payloads() -> None:
     assert status_payload_problems(failed) == []
     assert status_payload_problems({**failed, "result": {}}) == ["a failed task carries a result"]
     assert status_payload_problems({**good, "status": "input_required"}) != []
+    assert status_payload_problems({**good, "result": {"content": []}}) == [
+        "a task still working carries result (only a completed task has a result, only a "
+        "failed one an error)"
+    ]
+    asking = {**good, "status": "input_required", "inputRequests": {}, "error": {"code": 1}}
+    assert [p for p in status_payload_problems(asking) if "carries error" in p] != []
+    assert status_payload_problems({**good, "result": None}) == []
 
 
 def test_transitions() -> None:

@@ -69,3 +69,43 @@ def test_tools_without_call_waits_for_a_task_augmented_call_to_decide() -> None:
     verdict, reason = under_declaration({"tasks": {"list": {}, "requests": {"tools": {}}}})
     assert verdict == "could-not-run"
     assert "--tool-name" in reason
+
+
+EXTENSION = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+LEGACY_TASKS = {"tasks": {"requests": {"tools": {"call": {}}}}}
+
+
+def test_a_modern_server_advertising_both_fails_the_advertisement() -> None:
+    """The suite's tasks-extension-advertised: the extension "and not capabilities.tasks"."""
+    found = resolved("2026-07-28", {**EXTENSION, **LEGACY_TASKS})
+    verdict, reason = found["tasks-extension-advertised"]
+    assert verdict == "fail"
+    assert "capabilities.tasks" in reason
+    assert found["tasks-wire-resolvable"][0] == "pass"
+
+
+def test_a_modern_server_with_only_legacy_tasks_fails_the_advertisement_and_says_why() -> None:
+    found = resolved("2026-07-28", LEGACY_TASKS)
+    verdict, reason = found["tasks-extension-advertised"]
+    assert verdict == "fail"
+    assert "not advertised" in reason
+    verdict, reason = found["tasks-wire-resolvable"]
+    assert verdict == "fail"
+    assert "lacks requests.tools.call" not in reason
+    assert "2025-11-25" in reason
+
+
+def test_the_extension_alone_passes_the_advertisement() -> None:
+    assert resolved("2026-07-28", EXTENSION)["tasks-extension-advertised"][0] == "pass"
+
+
+def test_legacy_tasks_with_no_verb_say_which_keys_are_missing() -> None:
+    verdict, reason = resolved("2025-11-25", {"tasks": {"requests": {}}})["tasks-wire-resolvable"]
+    assert verdict == "fail"
+    assert "requests.tools.call" in reason and "list" in reason and "cancel" in reason
+
+
+def test_the_extension_on_the_legacy_era_says_it_belongs_to_2026() -> None:
+    verdict, reason = resolved("2025-11-25", EXTENSION)["tasks-wire-resolvable"]
+    assert verdict == "fail"
+    assert "2026-07-28" in reason

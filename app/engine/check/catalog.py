@@ -127,12 +127,13 @@ CHECKS: tuple[Check, ...] = (
     ),
     _check(
         "tasks-legacy-result",
-        "tasks/result returns the underlying result with related-task meta",
+        "tasks/result blocks, then returns the underlying result with related-task meta",
         "legacy",
         "MUST",
         "lifecycle",
         f'{S1}: tasks/result "MUST return exactly what the underlying request would have '
-        'returned" and "MUST include" _meta["io.modelcontextprotocol/related-task"]',
+        'returned" and "MUST include" _meta["io.modelcontextprotocol/related-task"]; for a '
+        "working or input_required task it MUST block until the task is terminal",
     ),
     _check(
         "tasks-legacy-input-related-task",

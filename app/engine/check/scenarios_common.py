@@ -3,6 +3,8 @@ and how the tasks verbs answer an id the server never issued."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from app.engine.check.model import Evidence
 from app.engine.check.probe import Reply
 from app.engine.check.run_state import UNKNOWN_TASK_ID, RunState
@@ -37,12 +39,7 @@ async def resolution(state: RunState) -> None:
     elif state.wire == "none":
         judge.violated(
             "tasks-wire-resolvable",
-            f"no tasks wire resolves on the {era} era: "
-            + (
-                "capabilities.tasks lacks requests.tools.call"
-                if isinstance(legacy_tasks, dict)
-                else "the tasks capability it declares belongs to the other era"
-            ),
+            f"no tasks wire resolves on the {era} era: " + _unresolved(state, legacy_tasks),
             evidence,
         )
     else:
@@ -74,10 +71,48 @@ async def resolution(state: RunState) -> None:
             "(--tool-name, on a server whose tasks wire resolves) shows whether the server "
             "creates tasks anyway",
         )
-    if state.wire == "extension":
-        judge.passed(
+    if era == "modern" and (legacy_tasks is not None or extension):
+        advertised(state, extension, legacy_tasks is not None, evidence)
+
+
+def _unresolved(state: RunState, legacy_tasks: Any) -> str:
+    """Why no tasks wire resolves although the server declares tasks of some kind."""
+    if state.info.era == "modern":
+        return (
+            "capabilities.tasks is the 2025-11-25 way to declare tasks; on 2026-07-28 only "
+            f'capabilities.extensions["{TASKS_EXTENSION}"] (an object) declares them'
+        )
+    if isinstance(legacy_tasks, dict):
+        return (
+            "capabilities.tasks declares none of requests.tools.call, list and cancel, so no "
+            "tasks verb is declared"
+        )
+    return (
+        "the extension is the 2026-07-28 way to declare tasks; on 2025-11-25 only "
+        "capabilities.tasks (with requests.tools.call, list or cancel) declares them"
+    )
+
+
+def advertised(
+    state: RunState, extension: bool, legacy_slot: bool, evidence: tuple[Evidence, ...]
+) -> None:
+    """tasks-extension-advertised, as the suite's check of that id: the extension is advertised
+    under capabilities.extensions, and not capabilities.tasks."""
+    problems = []
+    if not extension:
+        problems.append(f'capabilities.extensions["{TASKS_EXTENSION}"] is not advertised')
+    if legacy_slot:
+        problems.append(
+            "server/discover also uses the legacy capabilities.tasks slot, which the extension "
+            "replaces"
+        )
+    if problems:
+        state.judge.violated("tasks-extension-advertised", "; ".join(problems), evidence)
+    else:
+        state.judge.passed(
             "tasks-extension-advertised",
-            f'capabilities.extensions["{TASKS_EXTENSION}"] is advertised',
+            f'capabilities.extensions["{TASKS_EXTENSION}"] is advertised, and not '
+            "capabilities.tasks",
             evidence,
         )
 
@@ -93,6 +128,8 @@ async def unknown_ids(state: RunState) -> None:
             verbs.append("tasks/cancel")
     else:
         verbs.extend(("tasks/update", "tasks/cancel"))
+    answered: list[str] = []
+    silent: list[str] = []
     for method in verbs:
         params: dict[str, object] = {"taskId": UNKNOWN_TASK_ID}
         if method == "tasks/update":
@@ -117,8 +154,19 @@ async def unknown_ids(state: RunState) -> None:
                 judge.violated("tasks-invalid-task-id-rejected", problem, reply.evidence())
             else:
                 judge.warned("tasks-invalid-task-id-rejected", problem, reply.evidence())
-        if reply.code != METHOD_NOT_FOUND:
-            judge.passed("tasks-declared-verbs-answer", f"{method} is implemented")
+        if reply.failure is not None:
+            silent.append(f"{method} got {reply.describe()}")
+        elif reply.code != METHOD_NOT_FOUND:
+            answered.append(method)
+    if silent:
+        judge.unrun(
+            "tasks-declared-verbs-answer",
+            "; ".join(silent)
+            + ": a verb that never answers shows neither that it is implemented nor that it is "
+            "missing (-32601)",
+        )
+    elif answered:
+        judge.passed("tasks-declared-verbs-answer", f"{', '.join(answered)} answered (not -32601)")
 
 
 async def removed_verbs(state: RunState) -> None:

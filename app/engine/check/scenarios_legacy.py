@@ -14,6 +14,7 @@ from app.engine.check.probe import Reply
 from app.engine.check.run_state import NEEDS_TOOL, RunState
 from app.engine.check.scenarios_common import UNDER_DECLARATION
 from app.engine.check.shapes import (
+    TERMINAL,
     call_tool_result_problems,
     illegal_moves,
     legacy_task_problems,
@@ -195,22 +196,20 @@ async def lifecycle(state: RunState) -> None:
             reply.evidence(request=True),
         )
     task_id = str(task.get("taskId"))
-    result_call: asyncio.Task[Reply] | None = None
 
     async def on_snapshot(snapshot: dict[str, Any], get: Reply) -> None:
-        nonlocal result_call
-        problems = legacy_task_problems(snapshot)
-        judge_shape(state, problems, get, snapshot)
-        if snapshot.get("status") == "input_required" and result_call is None:
-            result_call = asyncio.create_task(fetch_result(state, task_id))
+        judge_shape(state, legacy_task_problems(snapshot), get, snapshot)
 
-    if task.get("status") == "input_required":
-        result_call = asyncio.create_task(fetch_result(state, task_id))
+    # At once, as the spec's requestor does: it blocks until the task ends (its questions come
+    # meanwhile), so when it answers, against what tasks/get says, shows whether it blocked.
+    result_call = asyncio.create_task(fetch_result(state, task_id))
     followed = await follow(state, task_id, task, on_snapshot=on_snapshot)
     judge_followed(state, followed, [str(task.get("status"))])
-    if result_call is None:
-        result_call = asyncio.create_task(fetch_result(state, task_id))
+    await confirm_final(state, followed)
     result = await result_call
+    if not judge_blocking(state, followed, result) and followed.ended:
+        # It answered too soon: what it answers once the task has ended is judged as well.
+        result = await fetch_result(state, task_id)
     judge_result(state, followed, result)
     judge_questions(state, task_id, followed, reply)
     await judge_cancel_terminal(state, followed)
@@ -285,18 +284,38 @@ def judge_followed(state: RunState, followed: Followed, before: list[str]) -> No
         )
     refused = followed.refused
     if refused is not None:
-        expiry = expiry_of(followed.last or {})
-        early = expiry is None or datetime.now(UTC) < expiry.astimezone(UTC)
-        if early:
-            judge.violated(
-                "tasks-no-early-ttl-expiry",
-                f"tasks/get answered {refused.describe()} before createdAt + ttl",
-                refused.evidence(),
-            )
+        judge_refusal(state, followed, refused)
     elif followed.snapshots:
         judge.passed(
             "tasks-no-early-ttl-expiry",
             f"tasks/get answered the task {len(followed.snapshots)} times within its ttl",
+        )
+
+
+def judge_refusal(state: RunState, followed: Followed, refused: Reply) -> None:
+    """tasks-no-early-ttl-expiry when a tasks/get of the followed task was refused: only "not
+    found" (-32602, the expiry answer) before createdAt + ttl is an early expiry; any other
+    refusal, or no answer, says nothing of the task's lifetime."""
+    judge = state.judge
+    if refused.code != INVALID_PARAMS:
+        judge.unrun(
+            "tasks-no-early-ttl-expiry",
+            f"tasks/get of the task answered {refused.describe()}, which is no expiry (an "
+            "expired task answers -32602): the task could not be followed through its ttl",
+        )
+        return
+    expiry = expiry_of(followed.last or {})
+    if expiry is None or datetime.now(UTC) < expiry.astimezone(UTC):
+        judge.violated(
+            "tasks-no-early-ttl-expiry",
+            f"tasks/get answered {refused.describe()} before createdAt + ttl",
+            refused.evidence(),
+        )
+    else:
+        judge.passed(
+            "tasks-no-early-ttl-expiry",
+            f"tasks/get answered {refused.describe()} only after createdAt + ttl",
+            refused.evidence(),
         )
 
 
@@ -343,6 +362,35 @@ def judge_result(state: RunState, followed: Followed, reply: Reply) -> None:
             "tasks/result answered the tool's result with related-task meta",
             reply.evidence(),
         )
+
+
+def judge_blocking(state: RunState, followed: Followed, reply: Reply) -> bool:
+    """tasks-legacy-result's "MUST block until terminal", by the order of events: tasks/result
+    was sent at creation, so a tasks/get sent after its answer arrived that still says working
+    (or input_required) shows it answered before the task ended. False when it did."""
+    answer = reply.answer_frame
+    if answer is None:
+        return True
+    for snapshot, get in followed.snapshots:
+        status = snapshot.get("status")
+        sent = next((f for f in get.frames if f.direction == "out"), None)
+        if status not in TERMINAL and _arrived_before(state, answer, sent):
+            state.judge.violated(
+                "tasks-legacy-result",
+                f"tasks/result answered while the task was still {status}: a tasks/get sent "
+                f"after that answer said {status} (tasks/result MUST block until the task is "
+                "terminal)",
+                (*reply.evidence(), *get.evidence({"status": status})),
+            )
+            return False
+    if followed.ended:
+        state.judge.passed(
+            "tasks-legacy-result",
+            "tasks/result, sent at creation, blocked: no tasks/get after its answer said the "
+            f"task was still running (it ended {followed.statuses[-1]})",
+            reply.evidence(),
+        )
+    return True
 
 
 def judge_questions(state: RunState, task_id: str, followed: Followed, created: Reply) -> None:
@@ -420,12 +468,15 @@ async def judge_cancel_terminal(state: RunState, followed: Followed) -> None:
 
 
 async def confirm_final(state: RunState, followed: Followed) -> None:
-    """A terminal status is final: one more tasks/get of an ended task answers the same."""
+    """A terminal status is final: one more tasks/get of an ended task answers the same (and
+    a "not found" there before createdAt + ttl is an early expiry)."""
     if not followed.ended:
         return
     after = await state.probe.call(
         "tasks/get", {"taskId": followed.task_id}, "the ended task, once more"
     )
+    if after.code == INVALID_PARAMS:
+        judge_refusal(state, followed, after)
     last = followed.statuses[-1]
     now = after.result.get("status") if after.result is not None else None
     if now is not None and now != last:

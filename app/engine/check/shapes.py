@@ -88,13 +88,21 @@ def extension_field_problems(task: Any) -> list[str]:
 
 def status_payload_problems(task: Any) -> list[str]:
     """SEP-2663's DetailedTask: `inputRequests` on input_required, an inline `result` object on
-    completed, a JSON-RPC `error` (and no `result`) on failed."""
+    completed, a JSON-RPC `error` (and no `result`) on failed, and neither `result` nor `error`
+    on a task still working or input_required (WorkingTask and InputRequiredTask have none)."""
     if not isinstance(task, dict):
         return []
     status = task.get("status")
     problems = []
     if status == "input_required" and not isinstance(task.get("inputRequests"), dict):
         problems.append("an input_required task has no inputRequests object")
+    if status in ("working", "input_required"):
+        problems.extend(
+            f"a task still {status} carries {key} (only a completed task has a result, only a "
+            "failed one an error)"
+            for key in ("result", "error")
+            if task.get(key) is not None
+        )
     if status == "completed" and not isinstance(task.get("result"), dict):
         problems.append("a completed task has no inline result object")
     if status == "failed":

@@ -42,6 +42,7 @@ class Relay:
     gets: dict[str, int] = field(default_factory=dict)
     updated: set[str] = field(default_factory=set)
     unlimited: set[str] = field(default_factory=set)
+    dropped: set[Any] = field(default_factory=set)
 
     # -- client → server ------------------------------------------------------------------------
 
@@ -55,6 +56,9 @@ class Relay:
             return message
         unknown = str(params.get("taskId")).startswith("taskscope-")
         if self.mode == "silent-get" and method == "tasks/get" and not unknown:
+            self.methods.pop(message.get("id"), None)
+            return None
+        if self.mode == "get-never-answers" and method == "tasks/get":
             self.methods.pop(message.get("id"), None)
             return None
         declared = CAPABILITIES_META in params.get("_meta", {}) and "extensions" in params[
@@ -95,6 +99,23 @@ class Relay:
             return {"jsonrpc": "2.0", "id": message.get("id"), "result": {"resultType": "complete"}}
         return None
 
+    def answer_early(self, message: Message) -> Message | None:
+        """stdio only: an answer sent at once while the request still goes on to the demo (whose
+        own answer is then dropped): `result-early` answers tasks/result of a real task before
+        the task ends, with a well-formed result and its related-task meta."""
+        params = message.get("params")
+        task_id = params.get("taskId") if isinstance(params, dict) else None
+        real = isinstance(task_id, str) and not task_id.startswith("taskscope-")
+        if self.mode != "result-early" or message.get("method") != "tasks/result" or not real:
+            return None
+        self.dropped.add(message.get("id"))
+        result = {
+            "content": [{"type": "text", "text": "done (not really: the task still works)"}],
+            "isError": False,
+            "_meta": {RELATED: {"taskId": task_id}},
+        }
+        return {"jsonrpc": "2.0", "id": message.get("id"), "result": result}
+
     def refuse_routing(self, message: Message, headers: Any) -> Message | None:
         """HTTP only: a -32020 to a tasks/get of an ended task whose Mcp-Name is right."""
         params = message.get("params")
@@ -119,10 +140,14 @@ class Relay:
 
     # -- server → client ------------------------------------------------------------------------
 
-    def to_client(self, message: Message) -> Message:
-        """A message from the demo as the client gets it."""
+    def to_client(self, message: Message) -> Message | None:
+        """A message from the demo as the client gets it (None: dropped)."""
         if "method" in message:
             return self._server_message(message)
+        if message.get("id") in self.dropped:
+            self.dropped.discard(message.get("id"))
+            self.methods.pop(message.get("id"), None)
+            return None
         method = self.methods.pop(message.get("id"), None)
         params = self.params.pop(message.get("id"), {})
         if method is None:
@@ -507,6 +532,75 @@ def ended_seen(relay: Relay, method: str, params: dict[str, Any], message: Messa
             relay.ended.add(str(task.get("taskId")))
 
 
+def tasks_no_verbs(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
+    """capabilities.tasks declared with none of requests.tools.call, list or cancel."""
+    result = message.get("result")
+    if method == "initialize" and isinstance(result, dict):
+        result.setdefault("capabilities", {})["tasks"] = {"requests": {}}
+
+
+def tasks_wrong_era(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
+    """server/discover offers tasks the 2025-11-25 way only: capabilities.tasks, no extension."""
+    result = message.get("result")
+    if method == "server/discover" and isinstance(result, dict):
+        capabilities = result.setdefault("capabilities", {})
+        (capabilities.get("extensions") or {}).pop("io.modelcontextprotocol/tasks", None)
+        capabilities["tasks"] = {"requests": {"tools": {"call": {}}}, "cancel": {}}
+
+
+def terminal_not_final_no_cancel(
+    relay: Relay, method: str, params: dict[str, Any], message: Message
+) -> None:
+    """terminal-not-final on a server that declares no tasks.cancel."""
+    result = message.get("result")
+    if method == "initialize" and isinstance(result, dict):
+        tasks = result.get("capabilities", {}).get("tasks")
+        if isinstance(tasks, dict):
+            tasks.pop("cancel", None)
+    terminal_not_final(relay, method, params, message)
+
+
+def get_internal_error(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
+    """Every tasks/get of a task after its first answers -32603: a refusal, not an expiry."""
+    task_id = str(params.get("taskId"))
+    if method == "tasks/get" and "result" in message:
+        relay.gets[task_id] = relay.gets.get(task_id, 0) + 1
+        if relay.gets[task_id] > 1:
+            _error(message, -32603, "Internal error")
+
+
+def ttl_missing(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
+    for task in _tasks_in(method, message):
+        task.pop("ttl", None)
+        task.pop("ttlMs", None)
+
+
+def unfinished_carries_result(
+    relay: Relay, method: str, params: dict[str, Any], message: Message
+) -> None:
+    """A tasks/get of a task still working (or input_required) already carries a result."""
+    if method == "tasks/get":
+        for task in _tasks_in(method, message):
+            if task.get("status") in ("working", "input_required"):
+                task["result"] = {"content": [{"type": "text", "text": "not yet"}]}
+
+
+def first_get_other_id(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
+    """The first tasks/get of each task answers another task's id."""
+    task_id = str(params.get("taskId"))
+    if method == "tasks/get" and isinstance(message.get("result"), dict):
+        relay.gets[task_id] = relay.gets.get(task_id, 0) + 1
+        if relay.gets[task_id] == 1 and not task_id.startswith("taskscope-"):
+            message["result"]["taskId"] = f"{task_id}-other"
+
+
+def tasks_list_answers(relay: Relay, method: str, params: dict[str, Any], message: Message) -> None:
+    """tasks/list, removed from the extension wire, answers a page (tasks/result stays -32601)."""
+    if method == "tasks/list":
+        message.pop("error", None)
+        message["result"] = {"resultType": "complete", "tasks": []}
+
+
 Rewrite = Callable[[Relay, str, dict[str, Any], Message], None]
 REWRITES: dict[str, Rewrite] = {
     "create-not-working": create_not_working,
@@ -550,6 +644,14 @@ REWRITES: dict[str, Rewrite] = {
     "instant-no-content": instant_no_content,
     "required-wrong-data": required_wrong_data,
     "ended-name-refused": ended_seen,
+    "tasks-no-verbs": tasks_no_verbs,
+    "tasks-wrong-era": tasks_wrong_era,
+    "terminal-not-final-no-cancel": terminal_not_final_no_cancel,
+    "get-internal-error": get_internal_error,
+    "ttl-missing": ttl_missing,
+    "unfinished-carries-result": unfinished_carries_result,
+    "first-get-other-id": first_get_other_id,
+    "tasks-list-answers": tasks_list_answers,
 }
 RELAY_MODES = frozenset(
     {
@@ -568,6 +670,8 @@ RELAY_MODES = frozenset(
         "mcp-method-refused",
         "slow-sync",
         "failing-job-refused",
+        "get-never-answers",
+        "result-early",
     }
 )
 MODES = frozenset(REWRITES) | RELAY_MODES
@@ -607,6 +711,9 @@ async def relay_stdio(wire: str, relay: Relay, demo_args: list[str]) -> None:
             if own is not None:
                 emit(own)
                 continue
+            early = relay.answer_early(message)
+            if early is not None:
+                emit(early)
             forwarded = relay.to_server(message)
             if forwarded is not None:
                 demo_in.write(json.dumps(forwarded).encode() + b"\n")
@@ -615,7 +722,9 @@ async def relay_stdio(wire: str, relay: Relay, demo_args: list[str]) -> None:
 
     async def downstream() -> None:
         while line := await demo_out.readline():
-            emit(relay.to_client(json.loads(line)))
+            relayed = relay.to_client(json.loads(line))
+            if relayed is not None:
+                emit(relayed)
 
     try:
         await asyncio.gather(upstream(), downstream())
@@ -668,9 +777,9 @@ def serve_http(wire: str, relay: Relay, port: int, demo_args: list[str]) -> None
             events = [
                 json.loads(line[5:]) for line in text.splitlines() if line.startswith("data:")
             ]
-            text = json.dumps(relay.to_client(events[-1])) if events else "{}"
+            text = json.dumps(relay.to_client(events[-1]) or {}) if events else "{}"
         elif text.strip():
-            text = json.dumps(relay.to_client(json.loads(text)))
+            text = json.dumps(relay.to_client(json.loads(text)) or {})
         return Response(text, status_code=answer.status_code, media_type="application/json")
 
     app = Starlette(routes=[Route("/mcp", endpoint, methods=["POST"])])
