@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import TYPE_CHECKING
 
 from app.engine.oauth.browser import BrowserObserver
@@ -107,10 +107,9 @@ class Authorizer:
             return None
         context = provider.context
         if not context.is_token_valid() and context.can_refresh_token():
-            with self._hold():
-                async with self._lock:
-                    if not context.is_token_valid() and context.can_refresh_token():
-                        await self._refresh(provider)
+            async with self._authorizing():
+                if not context.is_token_valid() and context.can_refresh_token():
+                    await self._refresh(provider)
         tokens = context.current_tokens
         if tokens is not None:
             learn_secrets(tokens.access_token)  # in use: the last to be forgotten
@@ -129,18 +128,7 @@ class Authorizer:
         `AuthorizationFailed` when that cannot be. The connection's request clocks stand still
         meanwhile: the authorization's own exchanges are bounded, and a request waiting behind
         it has not yet been answered for want of a token, not of the server."""
-        with self._hold():
-            return await self._answer_challenge(status, headers, body, sent, request_headers)
-
-    async def _answer_challenge(
-        self,
-        status: int,
-        headers: Mapping[str, str],
-        body: bytes,
-        sent: str | None,
-        request_headers: Mapping[str, str],
-    ) -> bool:
-        async with self._lock:
+        async with self._authorizing():
             current = self.current()
             if current is not None and current != sent:
                 return True
@@ -171,6 +159,13 @@ class Authorizer:
             if self.current() is None:
                 self._failure = "no authorization was obtained"
             return self.current() is not None
+
+    @contextlib.asynccontextmanager
+    async def _authorizing(self) -> AsyncIterator[None]:
+        """One authorization at a time, the connection's request clocks held meanwhile."""
+        with self._hold():
+            async with self._lock:
+                yield
 
     def _refresh_allowed(self, status: int) -> None:
         """Raise `AuthorizationFailed` when the refreshes of the last `MIN_REFRESH_INTERVAL_S`
