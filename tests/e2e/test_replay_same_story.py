@@ -2,7 +2,8 @@
 demo over HTTP, recorded with `--record`, that restores a task an earlier run created (not
 visible to this session), creates one of its own and clears the gone row with `C`, replays to the
 same rows, statuses and messages, with ages, last changes and TTLs on the recorded clock; played up
-to just before `C`, the restored row reads "not visible", aged from what the earlier run saw."""
+to just before `C`, the restored row reads "not visible", aged from what the earlier run saw. A
+task forgotten with `d` stays forgotten in the replay, which carries out the recorded `forgot`."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from tests.support.markup import rendered_text
 from tests.support.tui_helpers import (
     SIZE,
     SPEED,
+    by_tool,
     connected,
     earlier_run_task,
     http_target,
@@ -177,3 +179,40 @@ async def test_the_restored_row_replays_not_visible_with_its_remembered_age(
         assert NOT_VISIBLE_REASON in overview and "forgotten" not in overview
         age = format_duration(replay.clock() - created)
         await wait_for(pilot, lambda: replay.table.clock_text(row.task_id, "age").plain == age)
+
+
+async def test_a_task_forgotten_with_d_is_forgotten_in_the_replay(tmp_path: Path) -> None:
+    record = tmp_path / "session.ndjson"
+    with start_http_demo("legacy", "--speed", SPEED) as (url, _):
+        target = http_target(url)
+        recorder = Recorder.to_file(record, redactor_for(target), face="tui")
+        live = TaskscopeApp(LiveSource(target, recorder=recorder), history=recorder.history)
+        async with live.run_test(size=SIZE) as pilot:
+            await connected(pilot)
+            await live.create_task(CreateRequest("migrate_database", {"tables": 5000}, None, True))
+            await live.create_task(CreateRequest("build_report", {"quarter": "Q2"}, None, True))
+            await wait_for(pilot, lambda: len(live.tasks) == 2)
+            forgotten = by_tool(live, "migrate_database")
+            assert not forgotten.settled  # its later events would bring the row back
+            live.table.select_task(forgotten.task_id)
+            await pilot.press("d")
+            await wait_for(pilot, lambda: forgotten.task_id not in live.tasks.tasks)
+            kept = by_tool(live, "build_report").task_id
+            await wait_for(pilot, lambda: settled_with_result(live.tasks.tasks[kept]))
+            await pilot.pause(0.6)  # the last batch is drawn
+            live_rows = rows(live)
+            await live.close_source()
+        recorder.close()
+
+    assert list(live_rows) == [kept]
+    lines = [json.loads(line) for line in record.read_text().splitlines()]
+    forgot = [line for line in lines if line["type"] == "action" and line["action"] == "forgot"]
+    assert len(forgot) == 1
+    recording = read_recording(record)
+    assert recording.problems == ()
+    replay = replay_app(str(record), recording, speed=None)
+    async with replay.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: len(replay.rpc_frames) >= len(recording.frames))
+        await wait_for(pilot, lambda: kept in replay.tasks.tasks)
+        await wait_for(pilot, lambda: rows(replay) == live_rows)
+        assert forgotten.task_id not in replay.tasks.tasks
