@@ -31,10 +31,10 @@ from app.engine.rpc.rpc_types import Frame
 from app.engine.rpc.targets import HttpTarget, StdioTarget, Target
 from app.engine.safety.redact import Redactor
 from app.tui.app import TaskscopeApp
+from app.tui.collector import settle_gc
 from app.tui.config import TuiConfig
 from app.tui.live import LiveSource
 from app.tui.multi import MultiSource
-from app.tui.startup import settle_gc
 from app.view.source import SourceUnavailable, TaskSource
 from bench.app_probe import FrameMeter, key_latency
 from bench.common import (

@@ -71,7 +71,7 @@ class LiveLoader:
         """Import the engine and build the source; called once, off the event loop. The heap is
         then as big as it gets before the watch begins, so the garbage collector is settled
         (and resumed, if `run_tui` paused it), whether or not the build succeeds."""
-        from app.tui.startup import settle_gc
+        from app.tui.collector import settle_gc
 
         try:
             return self._build()
@@ -148,7 +148,7 @@ class LiveLoader:
 
 def run_tui(options: TuiOptions) -> int:
     """Run the App until the user quits; the exit code (0, or 1 when it could not start)."""
-    from app.tui.startup import pause_gc
+    from app.tui.collector import pause_gc
 
     pause_gc()  # resumed by `LiveLoader.load`, once the engine is built
     from app.tui.app import TaskscopeApp

@@ -1,5 +1,5 @@
-"""How the TUI starts fast and stays smooth: the first frame comes before the engine, and the
-garbage collector is set up for a long watch.
+"""How the TUI starts fast: the first frame comes before the engine (the garbage collector's part
+is `collector`).
 
 Importing the engine (pydantic, the connection, the adapters) takes longer than drawing the UI, so
 `run_tui` hands the App a recipe (`DeferredSource`) instead of a built source; the App draws,
@@ -9,7 +9,6 @@ and connects on its event loop, holding a stand-in (`LoadingSource`) meanwhile.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -41,42 +40,6 @@ def start_after_first_frame(app: App[Any], start: Callable[[], object]) -> None:
     """Call `start` a moment after the first frame, once the UI's own start-up repaints (the
     footer's bindings) are done: the engine's import thread would otherwise slow them."""
     app.call_after_refresh(app.set_timer, ENGINE_START_DELAY_S, start)
-
-
-def pause_gc() -> None:
-    """Hold the garbage collector while the App's modules import and its first frame is drawn
-    (process-wide; `settle_gc` resumes it once the engine is built).
-
-    Importing Textual and building the App allocate tens of thousands of objects that all live
-    as long as the process, so every collection on the way to the first frame walks them for
-    nothing: about a tenth of the time to the first frame.
-    """
-    gc.disable()
-
-
-def settle_gc() -> None:
-    """Keep the garbage collector's pauses short for a long watch (process-wide: call it once,
-    when the TUI's engine is built), and resume it if `pause_gc` held it.
-
-    A full collection walks every tracked object with the event loop stopped: with a thousand
-    watched tasks that was a 100-200 ms stall. So the heap built so far (modules, the App and
-    its widgets) is frozen, and after every full collection what survived it is frozen too
-    (`_freeze_survivors`): the next full collection walks only what was promoted since, and the
-    young and middle generations keep CPython's thresholds, so their passes stay short (10 ms
-    of CPU at most with 1,000 tasks on ten servers, against 38 ms when the middle generation
-    was collected ten times less often). Objects still die as soon as their last reference
-    goes; only a reference cycle among frozen objects is never collected.
-    """
-    gc.freeze()
-    if _freeze_survivors not in gc.callbacks:
-        gc.callbacks.append(_freeze_survivors)
-    gc.enable()
-
-
-def _freeze_survivors(phase: str, info: dict[str, int]) -> None:
-    """After a full collection, move what survived it out of the next one's way."""
-    if phase == "stop" and info["generation"] == 2:
-        gc.freeze()
 
 
 @dataclass(frozen=True)

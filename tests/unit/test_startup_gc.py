@@ -4,6 +4,7 @@ resumed and settled once the engine is built, whether or not the build succeeds.
 from __future__ import annotations
 
 import gc
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,7 +12,9 @@ import pytest
 
 import app.tui.run as tui_run
 from app.engine.rpc.targets import StdioTarget
+from app.tui.collector import SWEEP_INTERVAL_S, settle_gc
 from app.tui.run import LiveLoader, TuiOptions
+from tests.support.manual_clock import ManualClock
 
 
 @pytest.fixture
@@ -71,3 +74,25 @@ def test_a_failed_build_resumes_the_collector(
     with pytest.raises(RuntimeError, match="no engine"):
         LiveLoader(options()).load()
     assert gc.isenabled()
+
+
+class Node:
+    """An object that can hold itself, as a Textual strip cropped to its own size does."""
+
+    me: object = None
+
+
+def test_a_cycle_frozen_alive_is_freed_by_the_next_sweep(restored_gc: None) -> None:
+    clock = ManualClock()
+    settle_gc(clock)
+    node = Node()
+    node.me = node
+    alive = weakref.ref(node)
+    gc.collect()  # survives, so it is frozen
+    del node
+    gc.collect()
+    assert alive() is not None  # garbage now, but frozen: not walked
+    clock.now += SWEEP_INTERVAL_S
+    gc.collect()  # the sweep is due: everything is given back to the collector
+    gc.collect()
+    assert alive() is None

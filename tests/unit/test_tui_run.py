@@ -98,11 +98,11 @@ def test_the_inspector_starts_with_what_the_flags_withhold(
     opened: list[TuiOptions], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`taskscope demo --withhold tasks` and `--client-capabilities` reach the live source."""
-    import app.tui.startup
+    import app.tui.collector
     from app.tui.live import LiveSource
     from app.tui.run import LiveLoader
 
-    monkeypatch.setattr(app.tui.startup, "settle_gc", lambda: None)  # not this test process's
+    monkeypatch.setattr(app.tui.collector, "settle_gc", lambda: None)  # not this test process's
 
     assert main(["demo", "--wire", "extension", "--withhold", "tasks"]) == 0
     assert main(["--command", "server", "--client-capabilities", '{"sampling": {}}']) == 0
