@@ -11,6 +11,7 @@ import argparse
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, cast
 
+from app import __version__
 from app.cli.flags import (
     FlagAdder,
     add_call_flags,
@@ -139,6 +140,9 @@ def build_parser() -> ArgumentParser:
         description="Inspect and drive MCP Tasks on both tasks wires (legacy and extension).",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"taskscope {__version__}", help="print the version"
     )
     add_target_flags(parser)
     groups = parser.add_subparsers(

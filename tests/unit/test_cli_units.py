@@ -577,3 +577,13 @@ def test_one_servers_credentials_never_go_to_another(monkeypatch: pytest.MonkeyP
     with pytest.raises(CliError) as caught:
         tui_servers(parse(["--url", "http://[::1/x", "--command", "srv"]).target)
     assert caught.value.exit_code == 2
+
+
+def test_version_prints_the_package_version(capsys: pytest.CaptureFixture[str]) -> None:
+    from app import __version__
+    from app.cli.main import main
+
+    with pytest.raises(SystemExit) as ended:
+        main(["--version"])
+    assert ended.value.code == 0
+    assert capsys.readouterr().out.strip() == f"taskscope {__version__}"
