@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from app.engine.check.model import Evidence
-from app.engine.check.probe import Reply
+from app.engine.check.probe import Reply, frame_part
 from app.engine.check.run_state import RunState
 from app.engine.check.shapes import TERMINAL, is_integer
 
@@ -130,7 +130,7 @@ def stalled_evidence(state: RunState, followed: Followed) -> tuple[Evidence, ...
     )
     if answer is not None and answer.exchange is not None:
         cited.extend(
-            state.probe.evidence_of(frame, _message_part(frame.message))
+            state.probe.evidence_of(frame, frame_part(frame))
             for frame in frames
             if frame.exchange == answer.exchange
         )
@@ -146,11 +146,3 @@ def _concerns(message: dict[str, Any] | None, task_id: str) -> bool:
     response to a question names no task, so it counts)."""
     params = (message or {}).get("params")
     return not isinstance(params, dict) or params.get("taskId") in (None, task_id)
-
-
-def _message_part(message: dict[str, Any] | None) -> Any:
-    """What an evidence item quotes of a frame: its params, result or error."""
-    for key in ("params", "result", "error"):
-        if isinstance(message, dict) and key in message:
-            return {key: message[key]}
-    return None

@@ -74,7 +74,7 @@ class Reply:
                     _evidence(frame, {"headers": frame.headers} if frame.headers else None)
                 )
         if answer is not None:
-            shown = excerpt if excerpt is not None else _answer_json(answer)
+            shown = excerpt if excerpt is not None else frame_part(answer)
             cited.append(_evidence(answer, shown))
         elif not self.frames:
             cited.append(Evidence(self.method, "out", None, None, {"failure": self.failure}))
@@ -269,12 +269,13 @@ def _evidence(frame: Frame, excerpt: Any) -> Evidence:
     )
 
 
-def _answer_json(frame: Frame) -> Any:
+def frame_part(frame: Frame) -> Any:
+    """What evidence quotes of a frame by default: its error, result or params (the first it
+    has), else the raw text it came as."""
     message = frame.message or {}
-    if "error" in message:
-        return {"error": message["error"]}
-    if "result" in message:
-        return {"result": message["result"]}
+    for key in ("error", "result", "params"):
+        if key in message:
+            return {key: message[key]}
     return {"raw": frame.raw} if frame.raw else None
 
 

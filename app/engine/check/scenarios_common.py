@@ -15,14 +15,10 @@ UNDER_DECLARATION = "tasks-legacy-tools-call-declared"
 """Judged here when `call` is declared; otherwise by the legacy lifecycle's task-augmented call."""
 
 
-def _capabilities_evidence(state: RunState) -> tuple[Evidence, ...]:
-    return state.capabilities_evidence()
-
-
 async def resolution(state: RunState) -> None:
     """tasks-wire-resolvable, tasks-declaration-hygiene, tasks-extension-advertised, and a
     declared tools.call for tasks-legacy-tools-call-declared."""
-    judge, evidence = state.judge, _capabilities_evidence(state)
+    judge, evidence = state.judge, state.capabilities_evidence()
     legacy_tasks = state.capability("tasks")
     extensions = state.capability("extensions")
     extension = isinstance(extensions, dict) and TASKS_EXTENSION in extensions

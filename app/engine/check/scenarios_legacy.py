@@ -432,11 +432,12 @@ def judge_questions(state: RunState, task_id: str, followed: Followed, created: 
 
 
 def _arrived_before(state: RunState, frame: Frame | None, later: Frame | None) -> bool:
-    """Whether `frame` came in before `later` (both still among the frames kept)."""
-    frames = list(state.probe.frames)
-    if frame is None or later is None or frame not in frames or later not in frames:
+    """Whether `frame` came in before `later` (both still among the frames kept; by identity,
+    not by comparing every frame's message)."""
+    if frame is None or later is None:
         return False
-    return frames.index(frame) < frames.index(later)
+    order = {id(kept): index for index, kept in enumerate(state.probe.frames)}
+    return id(frame) in order and id(later) in order and order[id(frame)] < order[id(later)]
 
 
 async def judge_cancel_terminal(state: RunState, followed: Followed) -> None:

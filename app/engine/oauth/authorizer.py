@@ -406,20 +406,20 @@ class Authorizer:
         await self._observer.sign_in(authorization_url)
 
     async def _on_callback(self) -> AuthorizationCodeResult:
-        """The SDK's callback handler: the code the browser brought back to the loopback."""
+        """The SDK's callback handler: the code the browser brought back to the loopback (the
+        request clocks are held by the authorization this wait is part of)."""
         from mcp.shared.auth import AuthorizationCodeResult
 
         assert self._loopback is not None
-        with self._hold():
-            try:
-                async with asyncio.timeout(SIGN_IN_TIMEOUT_S):
-                    redirect = await self._loopback.wait()
-            except TimeoutError:
-                raise AuthorizationFailed(
-                    f"no sign-in came back from the browser within {SIGN_IN_TIMEOUT_S:.0f} s"
-                ) from None
-            finally:
-                await self._loopback.close()
+        try:
+            async with asyncio.timeout(SIGN_IN_TIMEOUT_S):
+                redirect = await self._loopback.wait()
+        except TimeoutError:
+            raise AuthorizationFailed(
+                f"no sign-in came back from the browser within {SIGN_IN_TIMEOUT_S:.0f} s"
+            ) from None
+        finally:
+            await self._loopback.close()
         if redirect.error is not None:
             raise SignInDenied(
                 f"the authorization server refused: {_bounded(redirect.error)}"

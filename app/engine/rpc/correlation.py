@@ -138,7 +138,7 @@ class Correlator:
                         loop.call_later(timeout, self._expire, future, timeout)
 
     def _expire(self, future: asyncio.Future[dict[str, Any]], timeout: float) -> None:
-        """A request's timer ran out: it times out, unless a person is being waited for."""
+        """A request's timer ran out: it times out, unless the connection is authorizing."""
         if self._holds:
             self._held.append((future, timeout))
         else:

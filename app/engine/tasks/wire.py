@@ -72,14 +72,9 @@ def _legacy_capabilities(tasks: Any, asserted: bool) -> TasksCapabilities:
 
 def under_declared_tool_calls(info: NegotiatedServer) -> bool:
     """Whether a 2025-11-25 server declares `tasks.requests.tools` without `call` (the Python SDK
-    1.23-1.26 way): task-augmented calls are then undeclared, and `--wire legacy` sends them."""
-    capabilities = info.capabilities if isinstance(info.capabilities, dict) else {}
-    tasks = capabilities.get("tasks")
-    if info.protocol_version != LEGACY_TASKS_VERSION or not isinstance(tasks, dict):
-        return False
-    requests = tasks.get("requests")
-    tools = requests.get("tools") if isinstance(requests, dict) else None
-    return isinstance(tools, dict) and not _declared(tools.get("call"))
+    1.23-1.26 way): task-augmented calls are then undeclared, and `--wire legacy` sends them,
+    which is exactly what asserting the legacy wire would have to assume."""
+    return bool(resolve_capabilities(info, asserted="legacy").assumed)
 
 
 def under_declaration_refusal() -> tuple[str, str]:
