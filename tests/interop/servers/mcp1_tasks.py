@@ -8,12 +8,11 @@ Runs in its own virtualenv; stdio by default, `--http --port N` for Streamable H
 
 from __future__ import annotations
 
-import argparse
-import contextlib
 from typing import Any
 
 import anyio
 import mcp.types as types
+from lowlevel_serving import serve
 from mcp.server.experimental.task_context import ServerTaskContext
 from mcp.server.lowlevel import Server
 
@@ -87,44 +86,5 @@ async def call_tool(name: str, arguments: dict[str, Any]) -> Any:
     raise RuntimeError("boom")
 
 
-def serve_http(port: int) -> None:
-    import uvicorn
-    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-    from starlette.applications import Starlette
-    from starlette.routing import Route
-
-    manager = StreamableHTTPSessionManager(app=server)
-
-    class Endpoint:  # an ASGI app instance: Starlette routes it without a /mcp/ redirect
-        async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-            await manager.handle_request(scope, receive, send)
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Any) -> Any:
-        async with manager.run():
-            yield
-
-    routes = [Route("/mcp", endpoint=Endpoint(), methods=["GET", "POST", "DELETE"])]
-    app = Starlette(routes=routes, lifespan=lifespan)
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
-
-
-def serve_stdio() -> None:
-    from mcp.server.stdio import stdio_server
-
-    async def run() -> None:
-        async with stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
-
-    anyio.run(run)
-
-
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--http", action="store_true")
-    parser.add_argument("--port", type=int, default=0)
-    options = parser.parse_args()
-    if options.http:
-        serve_http(options.port)
-    else:
-        serve_stdio()
+    serve(server)
