@@ -15,6 +15,7 @@ import base64
 import io
 import json
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -383,32 +384,56 @@ def env_config(server: str, folder: Path) -> Path:
     return config
 
 
+@dataclass(frozen=True)
+class RecordedWatch:
+    """A task watched with `--record` and `--trace-frames`, its exports and `servers`' listing."""
+
+    run: Run
+    record: Path
+    trace: Path
+    exports: tuple[Run, ...]
+    listed: Run
+
+    def texts(self) -> list[str]:
+        """Everything those commands printed or wrote."""
+        texts = [self.run.stdout, self.run.stderr, self.record.read_text(), self.trace.read_text()]
+        texts += [self.listed.stdout, self.listed.stderr]
+        return texts + [export.stdout + export.stderr for export in self.exports]
+
+
+def recorded_watch(
+    tmp_path: Path, config: Path, env: dict[str, str], tool: tuple[str, ...]
+) -> RecordedWatch:
+    """Create a task with `tool` (target and tool flags) and watch it to its end, recorded and
+    traced; export it in both formats and list the config's servers."""
+    record, trace = tmp_path / "rec.ndjson", tmp_path / "trace.ndjson"
+    call = ("tools", "call", *tool, "--task", "--task-watch")
+    run = run_cli(*call, "--record", str(record), "--trace-frames", str(trace), env=env)
+    assert run.code == 0, run.stderr
+    (task_id,) = read_recording(record).task_ids
+    exports = tuple(
+        run_cli("tasks", "export", "--task-id", task_id, "--from-recording", str(record), *f)
+        for f in (("--format", "md"), ("--format", "json"))
+    )
+    assert all(export.code == 0 for export in exports)
+    listed = run_cli("servers", "--config", str(config), env=env)
+    return RecordedWatch(run, record, trace, exports, listed)
+
+
 def test_a_config_value_from_the_environment_is_never_printed_nor_kept(
     server: str, tmp_path: Path
 ) -> None:
     """No `--redact`: the value is a secret because it came from the environment."""
     config = env_config(server, tmp_path)
     env = clean_env(MY_API_KEY=ENV_KEY)
-    record, trace = tmp_path / "rec.ndjson", tmp_path / "trace.ndjson"
     target = ("--config", str(config), "--server", "echo")
-    call = ("tools", "call", *target, "--tool-name", "echo", "--task", "--task-watch")
-    run = run_cli(*call, "--record", str(record), "--trace-frames", str(trace), env=env)
-    assert run.code == 0, run.stderr
-    (task_id,) = read_recording(record).task_ids
-    exports = [
-        run_cli("tasks", "export", "--task-id", task_id, "--from-recording", str(record), *f)
-        for f in (("--format", "md"), ("--format", "json"))
-    ]
-    listed = run_cli("servers", "--config", str(config), env=env)
+    seen = recorded_watch(tmp_path, config, env, (*target, "--tool-name", "echo"))
     failed = run_cli("tools", "call", *target, "--tool-name", "fail", env=env)
-    assert all(export.code == 0 for export in exports) and listed.code == 0
+    assert seen.listed.code == 0
     assert failed.code == 1 and REDACTED in failed.error["message"]
-    recording = read_recording(record)
+    recording = read_recording(seen.record)
     assert recording.info is not None and REDACTED in recording.info.server_key
-    texts = [run.stdout, run.stderr, record.read_text(), trace.read_text(), listed.stdout]
-    texts += [listed.stderr, failed.stdout, failed.stderr]
-    texts += [export.stdout + export.stderr for export in exports]
-    for text in texts:
+    for text in [*seen.texts(), failed.stdout, failed.stderr]:
         assert "OMEGA5533" not in text, text[:300]
     assert {"x-api-key": ENV_KEY} in received(server)
 
@@ -475,29 +500,17 @@ def test_a_stdio_config_value_from_the_environment_is_never_printed_nor_kept(
     `servers --config`, an error quoting the server's stderr, an export, or the known-tasks key."""
     config = stdio_env_config(tmp_path)
     env = clean_env(MY_STDIO_KEY=STDIO_KEY)
-    record, trace = tmp_path / "rec.ndjson", tmp_path / "trace.ndjson"
     target = ("--config", str(config), "--server", "demo")
-    call = ("tools", "call", *target, "--tool-name", "analyze_logs", "--task", "--task-watch")
-    run = run_cli(*call, "--record", str(record), "--trace-frames", str(trace), env=env)
-    assert run.code == 0, run.stderr
-    (task_id,) = read_recording(record).task_ids
-    exports = [
-        run_cli("tasks", "export", "--task-id", task_id, "--from-recording", str(record), *f)
-        for f in (("--format", "md"), ("--format", "json"))
-    ]
-    listed = run_cli("servers", "--config", str(config), env=env)
+    seen = recorded_watch(tmp_path, config, env, (*target, "--tool-name", "analyze_logs"))
+    listed = seen.listed
     failed = run_cli("tools", "list", "--config", str(config), "--server", "broken", env=env)
-    assert all(export.code == 0 for export in exports)
     assert failed.code == 1 and failed.error["code"] == "CONNECTION_FAILED"
     assert f"no server for key {REDACTED} / {REDACTED}" in failed.error["details"]["reason"]
     assert [server["name"] for server in listed.document["servers"]] == ["demo", "broken"]
-    recording = read_recording(record)
+    recording = read_recording(seen.record)
     assert recording.info is not None and recording.info.server_key.startswith("command:sh -c")
     assert REDACTED in recording.info.server_key
-    texts = [run.stdout, run.stderr, record.read_text(), trace.read_text(), listed.stdout]
-    texts += [listed.stderr, failed.stdout, failed.stderr]
-    texts += [export.stdout + export.stderr for export in exports]
-    for text in texts:
+    for text in [*seen.texts(), failed.stdout, failed.stderr]:
         assert "PAPA7345" not in text, text[:300]
     monkeypatch.setenv("MY_STDIO_KEY", STDIO_KEY)
     key = server_key(load_config_target(str(config), "demo"))
