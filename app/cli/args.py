@@ -30,29 +30,17 @@ from app.cli.flags import (
 )
 from app.cli.jsonarg import read_json_object
 from app.cli.options import (
-    DEFAULT_DURATION_MS,
     AuthFlags,
-    CallOptions,
-    CheckOptions,
-    ExportOptions,
     InputOptions,
     Options,
-    PromptOptions,
-    ReplayOptions,
-    ResourceOptions,
-    ServersOptions,
     SessionOptions,
     TargetOptions,
-    TaskOptions,
-    UpdateOptions,
-    VerbOptions,
-    WatchBounds,
-    WatchOptions,
 )
 from app.cli.output import CliError, usage_error
 from app.engine.rpc.reconnect import DEFAULT_ATTEMPTS
 
 if TYPE_CHECKING:
+    from app.cli.verb_options import VerbOptions
     from app.engine.rpc.era import EraPreference
     from app.engine.rpc.targets import HttpTransportKind
     from app.engine.tasks.models import Wire
@@ -261,9 +249,40 @@ def build_parser() -> ArgumentParser:
     return parser
 
 
+class _NotForTheInspector(Exception):
+    """The inspector's parser met something it does not know: the full parser reads the line."""
+
+
+class _InspectorParser(argparse.ArgumentParser):
+    """A parser that gives up (`_NotForTheInspector`) instead of reporting an error."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _NotForTheInspector(message)
+
+
+def _inspector_namespace(arguments: Sequence[str]) -> argparse.Namespace | None:
+    """The namespace of a command line that opens the full-screen UI (target flags, or `demo`
+    and its flags), read by a parser of only those: building every verb's parser is 3 ms of the
+    UI's start. None for anything else (a verb, help, an abbreviated flag, a mistake): the full
+    parser reads that line and says what is wrong with it."""
+    parser = _InspectorParser(add_help=False, allow_abbrev=False)
+    add_target_flags(parser)
+    groups = parser.add_subparsers(dest="group")
+    add_demo_flags(groups.add_parser("demo", add_help=False, allow_abbrev=False))
+    try:
+        namespace, rest = parser.parse_known_args(arguments)
+    except _NotForTheInspector:
+        return None
+    return None if rest else namespace
+
+
 def parse(argv: Sequence[str]) -> Options:
     """Parse `argv`, check the combinations argparse cannot express, and read the result."""
-    options = read_options(build_parser().parse_args(glue_dashed_values(argv)))
+    arguments = glue_dashed_values(argv)
+    namespace = _inspector_namespace(arguments)
+    if namespace is None:
+        namespace = build_parser().parse_args(arguments)
+    options = read_options(namespace)
     advertising = options.session.withhold or options.session.client_capabilities is not None
     if options.group == "check" and advertising:
         raise usage_error(
@@ -274,16 +293,10 @@ def parse(argv: Sequence[str]) -> Options:
         raise usage_error(
             "check creates, answers and cancels tasks to judge them: --readonly forbids that"
         )
-    call = options.verb_options
-    if isinstance(call, CallOptions):
-        if call.task_ttl is not None and not call.task:
-            raise usage_error("--task-ttl needs --task")
-        if call.task_watch and not call.task:
-            raise usage_error("--task-watch needs --task")
-        if call.task_ttl is not None and options.session.wire == "extension":
-            raise usage_error(
-                "--task-ttl is a legacy-wire flag: on the extension wire the server owns the TTL"
-            )
+    if options.group == "tools" and options.verb == "call":
+        from app.cli.verb_args import check_call_flags
+
+        check_call_flags(options)
     return options
 
 
@@ -359,57 +372,13 @@ def read_options(namespace: argparse.Namespace) -> Options:
 def _verb_options(
     namespace: argparse.Namespace, group: str | None, verb: str | None
 ) -> VerbOptions | None:
-    """The flags of a verb that takes its own, or None."""
-    if group == "replay":
-        return ReplayOptions(namespace.file, None if namespace.instant else namespace.speed)
-    if group == "check":
-        return CheckOptions(
-            tool_name=namespace.tool_name,
-            tool_args=namespace.tool_args,
-            check_ids=tuple(dict.fromkeys(namespace.check_id)),
-            categories=tuple(dict.fromkeys(namespace.category)),
-            format=namespace.format,
-            junit=namespace.junit,
-            timeout_ms=namespace.timeout_ms,
-        )
-    if group == "servers":
-        names = tuple(dict.fromkeys(namespace.servers_names))
-        return ServersOptions(namespace.servers_config, names, namespace.servers_timeout)
-    if group == "tools" and verb == "call":
-        return CallOptions(
-            tool_name=namespace.tool_name,
-            tool_args=namespace.tool_args,
-            task=namespace.task,
-            task_ttl=namespace.task_ttl,
-            task_watch=namespace.task_watch,
-            bounds=_watch_bounds(namespace),
-        )
-    if group == "resources" and verb == "read":
-        return ResourceOptions(namespace.uri)
-    if group == "prompts" and verb == "get":
-        return PromptOptions(namespace.name, namespace.prompt_args)
-    if group != "tasks":
+    """The flags of a verb that takes its own, or None (`app.cli.verb_args` reads them, loaded
+    only then: the full-screen UI's flags are all target and session flags)."""
+    if group in (None, "demo"):
         return None
-    if verb in ("get", "result", "cancel"):
-        return TaskOptions(namespace.task_id)
-    if verb == "update":
-        return UpdateOptions(namespace.task_id, namespace.input_responses)
-    if verb == "watch":
-        return WatchOptions(namespace.task_id, _watch_bounds(namespace))
-    if verb == "export":
-        task_ids = tuple(dict.fromkeys(namespace.task_id))
-        return ExportOptions(task_ids, namespace.from_recording, namespace.format)
-    return None
+    from app.cli.verb_args import read_verb_options
 
-
-def _watch_bounds(namespace: argparse.Namespace) -> WatchBounds:
-    """The bounds and pacing of a watching verb's flags."""
-    return WatchBounds(
-        user_min_ms=namespace.poll_interval_ms,
-        duration_s=(namespace.duration_ms or DEFAULT_DURATION_MS) / 1000,
-        max_input_rounds=namespace.max_input_rounds,
-        max_consecutive_errors=namespace.max_consecutive_errors,
-    )
+    return read_verb_options(namespace, group, verb)
 
 
 def _text(namespace: argparse.Namespace, name: str) -> str | None:

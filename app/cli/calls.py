@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from app.cli.discovery import require
 from app.cli.errors import rpc_error
 from app.cli.jsonarg import read_json_object
-from app.cli.options import CallOptions, WatchBounds
 from app.cli.output import (
     EXIT_FAILURE,
     EXIT_INPUT_NEEDED,
@@ -23,6 +22,7 @@ from app.cli.output import (
     usage_error,
 )
 from app.cli.responder import InvalidAnswer, Responder
+from app.cli.verb_options import CallOptions, WatchBounds
 from app.cli.watch import TaskWatch
 from app.engine.rpc.back_channel import back_channel_hint, tools_call_on_legacy
 from app.engine.rpc.roots import send_roots

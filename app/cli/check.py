@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app.cli.jsonarg import read_json_object
-from app.cli.options import CheckOptions, Options
+from app.cli.options import Options
 from app.cli.output import CONNECTION_FAILED, CliError, Output, usage_error
 from app.cli.session import open_session
+from app.cli.verb_options import CheckOptions
 from app.engine.check.catalog import BY_ID, CATEGORIES
 from app.engine.check.model import Finding
 from app.engine.check.report import GLYPHS, report_json, report_junit, report_text

@@ -8,8 +8,8 @@ id or row key (the short id the screen shows) names its task; an ambiguous one i
 
 from __future__ import annotations
 
-from app.cli.options import ExportOptions
 from app.cli.output import EXIT_OK, Output, usage_error
+from app.cli.verb_options import ExportOptions
 from app.engine.record.export import render, task_lives
 from app.engine.record.replay import AmbiguousTaskId, RecordingError, read_recording
 

@@ -14,10 +14,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from app.cli.args import parse
-from app.cli.options import Options, ReplayOptions
+from app.cli.options import Options
 from app.cli.output import ABORTED, EXIT_ABORTED, CliError, Output
 
 if TYPE_CHECKING:
+    from app.cli.verb_options import ReplayOptions
     from app.engine.rpc.targets import Target
 
 SHORT_HELP = """\
@@ -57,7 +58,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return error.exit_code
     if options.group == "demo" or (options.group is None and options.target.names_target):
         return _open_tui(options, out)
-    if isinstance(options.verb_options, ReplayOptions):
+    if options.group == "replay":
+        from app.cli.verb_options import ReplayOptions
+
+        assert isinstance(options.verb_options, ReplayOptions)
         return _open_replay(options.verb_options, out)
     if options.group is None:
         sys.stdout.write(SHORT_HELP)

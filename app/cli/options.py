@@ -2,7 +2,8 @@
 
 `app.cli.args.parse` builds one `Options` from argparse's namespace; no module past it reads the
 namespace. Only frozen dataclasses live here (no argparse, no engine models), so any command may
-import it without slowing start-up.
+import it without slowing start-up; the flags of single verbs are in `app.cli.verb_options`,
+loaded only when such a verb is parsed (the full-screen UI never needs them: 5 ms of its start).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from app.engine.rpc.reconnect import DEFAULT_ATTEMPTS
 
 if TYPE_CHECKING:
-    from app.engine.record.export import ExportFormat
+    from app.cli.verb_options import VerbOptions
     from app.engine.rpc.era import EraPreference
     from app.engine.rpc.targets import HttpTransportKind
     from app.engine.tasks.models import Wire
@@ -47,19 +48,6 @@ class AuthFlags:
             ("--no-browser", self.no_browser or None),
         )
         return tuple(name for name, value in flags if value is not None)
-
-
-@dataclass(frozen=True, slots=True)
-class CheckOptions:
-    """`taskscope check`: the tool, the checks chosen, and where the report goes."""
-
-    tool_name: str | None
-    tool_args: str | None
-    check_ids: tuple[str, ...]
-    categories: tuple[str, ...]
-    format: str | None
-    junit: str | None
-    timeout_ms: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,107 +114,6 @@ class InputOptions:
 
 
 @dataclass(frozen=True, slots=True)
-class WatchBounds:
-    """How long and how patiently to watch (`--poll-interval-ms`, `--duration-ms`, …)."""
-
-    user_min_ms: int | None = None
-    duration_s: float | None = None
-    max_input_rounds: int | None = None
-    max_consecutive_errors: int = DEFAULT_MAX_CONSECUTIVE_ERRORS
-
-
-@dataclass(frozen=True, slots=True)
-class TaskOptions:
-    """`tasks get|result|cancel`: the one task the verb is about."""
-
-    task_id: str
-
-
-@dataclass(frozen=True, slots=True)
-class UpdateOptions:
-    """`tasks update`: the task and the raw `--input-responses` (JSON, @FILE or -)."""
-
-    task_id: str
-    input_responses: str
-
-
-@dataclass(frozen=True, slots=True)
-class WatchOptions:
-    """`tasks watch`: the task to adopt and how to watch it."""
-
-    task_id: str
-    bounds: WatchBounds
-
-
-@dataclass(frozen=True, slots=True)
-class CallOptions:
-    """`tools call`: the tool, its raw arguments, and whether to ask for (and watch) a task."""
-
-    tool_name: str
-    tool_args: str | None
-    task: bool
-    task_ttl: int | None
-    task_watch: bool
-    bounds: WatchBounds
-
-
-@dataclass(frozen=True, slots=True)
-class ResourceOptions:
-    """`resources read`: which resource."""
-
-    uri: str
-
-
-@dataclass(frozen=True, slots=True)
-class PromptOptions:
-    """`prompts get`: which prompt, and its raw arguments."""
-
-    name: str
-    prompt_args: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class ExportOptions:
-    """`tasks export`: which tasks (each once, in order given), from which recording, as what."""
-
-    task_ids: tuple[str, ...]
-    from_recording: str
-    format: ExportFormat
-
-
-@dataclass(frozen=True, slots=True)
-class ReplayOptions:
-    """`taskscope replay FILE`: the recording, and its speed (None: show the final state)."""
-
-    file: str
-    speed: float | None
-
-
-@dataclass(frozen=True, slots=True)
-class ServersOptions:
-    """`taskscope servers`: the config file, the servers chosen (all when none), the wait."""
-
-    config: str
-    names: tuple[str, ...]
-    timeout_s: float
-
-
-VerbOptions = (
-    TaskOptions
-    | UpdateOptions
-    | WatchOptions
-    | CallOptions
-    | ResourceOptions
-    | PromptOptions
-    | ExportOptions
-    | ReplayOptions
-    | ServersOptions
-    | CheckOptions
-)
-"""The flags of the verbs that take their own (the list verbs and `capabilities` take none)."""
-
-
-@dataclass(frozen=True, slots=True)
 class Options:
     """One parsed command line: the verb, where to connect, how, and the verb's own flags."""
 
@@ -247,6 +134,10 @@ class Options:
     def task_id(self) -> str | None:
         """The one task this command is about, if it is about one."""
         given = self.verb_options
+        if given is None:
+            return None
+        from app.cli.verb_options import TaskOptions, UpdateOptions, WatchOptions
+
         if isinstance(given, TaskOptions | UpdateOptions | WatchOptions):
             return given.task_id
         return None
@@ -254,4 +145,8 @@ class Options:
     @property
     def answers_input(self) -> bool:
         """Whether the verb may meet input requests (`tools call`, `tasks watch`)."""
+        if self.verb_options is None:
+            return False
+        from app.cli.verb_options import CallOptions, WatchOptions
+
         return isinstance(self.verb_options, CallOptions | WatchOptions)

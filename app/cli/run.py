@@ -12,11 +12,13 @@ import sys
 from typing import TYPE_CHECKING
 
 from app.cli.errors import cli_error
-from app.cli.options import (
+from app.cli.options import Options
+from app.cli.output import CliError, Output
+from app.cli.session import Session, open_session
+from app.cli.verb_options import (
     CallOptions,
     CheckOptions,
     ExportOptions,
-    Options,
     PromptOptions,
     ResourceOptions,
     ServersOptions,
@@ -24,8 +26,6 @@ from app.cli.options import (
     UpdateOptions,
     WatchOptions,
 )
-from app.cli.output import CliError, Output
-from app.cli.session import Session, open_session
 
 if TYPE_CHECKING:
     from app.cli.responder import Responder

@@ -16,7 +16,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from app.cli.errors import LEGACY_SESSION_HINT, cli_error
-from app.cli.options import WatchBounds
 from app.cli.output import (
     EXIT_ABORTED,
     EXIT_FAILURE,
@@ -28,6 +27,7 @@ from app.cli.output import (
 from app.cli.render import event_line
 from app.cli.responder import InvalidAnswer, Responder
 from app.cli.session import Session
+from app.cli.verb_options import WatchBounds
 from app.engine.polling.poller import Poller
 from app.engine.rpc.guard import ReadOnlyRefused
 from app.engine.rpc.reconnect import LOST_WITH_OLD_SESSION, ConnectionEvent

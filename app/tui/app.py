@@ -39,7 +39,7 @@ from app.tui.config import TuiConfig
 from app.tui.intake import NOTE_SUMMARIES, apply_events
 from app.tui.keymap_ids import warn_unknown_keymap_ids
 from app.tui.list_query import ListQuery
-from app.tui.lists import TaskList, TaskTimeline
+from app.tui.lists import TaskList
 from app.tui.messages import (
     ActionReplayed,
     Batcher,
@@ -64,7 +64,6 @@ from widgets.header_bar import HeaderBar
 from widgets.key_footer import KeyFooter
 from widgets.plain import toast
 from widgets.task_table import TaskTable
-from widgets.time_view import TimeView
 
 if TYPE_CHECKING:
     # The engine, the detail pane, the RPC log and the modals load when first used.
@@ -74,6 +73,7 @@ if TYPE_CHECKING:
     from app.tui import host
     from app.tui.check_run import CheckRun
     from app.tui.created_row import CreatedRow
+    from app.tui.timeline import TaskTimeline
     from app.view.known_tasks import KnownTasks, KnownTasksOfServers
     from app.view.sign_in import SignInState
     from app.view.source import TaskSource
@@ -81,6 +81,7 @@ if TYPE_CHECKING:
     from widgets.rpc_log import RpcLog
     from widgets.sign_in_screen import SignInScreen
     from widgets.task_detail import TaskDetail
+    from widgets.time_view import TimeView
 
 __all__ = ["TaskscopeApp", "describe"]
 
@@ -369,9 +370,9 @@ class TaskscopeApp(VerbActions, App[int]):
         if self.time_view is not None and self.time_view_shown and event.task_id is not None:
             self.time_view.select_task(event.task_id)
 
-    @on(TimeView.TaskSelected)
-    def _bar_selected(self, event: TimeView.TaskSelected) -> None:
-        """A bar was selected: select its task in the list, which the detail pane follows."""
+    def on_time_view_task_selected(self, event: TimeView.TaskSelected) -> None:
+        """A bar was selected: select its task in the list, which the detail pane follows.
+        (Named, not `@on`: the time view's module loads only when it is first shown.)"""
         if event.task_id is not None:
             self.table.select_task(event.task_id)
 

@@ -26,9 +26,10 @@ if TYPE_CHECKING:
     from app.tui.check_run import CheckRun
     from app.tui.config import TuiConfig
     from app.tui.list_query import ListQuery
-    from app.tui.lists import TaskList, TaskTimeline
+    from app.tui.lists import TaskList
     from app.tui.notes import NoteMerger
     from app.tui.pending_inputs import PendingInputs
+    from app.tui.timeline import TaskTimeline
     from app.view.exchanges import FrameBuffer
     from app.view.known_tasks import KnownTasks, KnownTasksOfServers
     from app.view.sign_in import SignInState

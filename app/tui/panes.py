@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 from textual.containers import Container
 from textual.css.query import NoMatches
 
-from app.tui.lists import TaskTimeline
 from app.tui.verbs.saving import save
 from widgets.key_footer import KeyFooter
 from widgets.plain import toast
@@ -164,6 +163,8 @@ async def toggle_time_view(app: Panes) -> None:
     """Swap the list for the time view (built the first time) or back; the selection stays."""
     view = app.time_view
     if view is None:
+        from app.tui.timeline import TaskTimeline
+
         view = app.time_view = TaskTimeline(id="time-view")
         await app.query_one("#main", Container).mount(view, after=app.table)
     app.time_view_shown = not app.time_view_shown

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from app.cli.answers import load_answers, parse_answers, response_problems
-from app.cli.args import parse
+from app.cli.args import _inspector_namespace, build_parser, glue_dashed_values, parse, read_options
 from app.cli.errors import rpc_error
 from app.cli.output import CliError, Output, readable_error, safe_json
 from app.cli.prompts import PromptClosed, Prompter, Rejection, TerminalLines
@@ -63,6 +63,63 @@ def test_target_flags_work_before_or_after_the_verb() -> None:
     before = parse(["--demo", "extension", "tasks", "capabilities"]).target
     after = parse(["tasks", "capabilities", "--demo", "extension"]).target
     assert target_from_args(before) == target_from_args(after)
+
+
+INSPECTOR_LINES = [
+    [],  # plain `taskscope`: the short help, and the offer of the demo
+    ["--url", "http://127.0.0.1:1/mcp"],
+    ["--url", "http://a/mcp", "--url", "http://b/mcp", "--header", "K: V", "--readonly"],
+    ["--command", "python server.py", "--env", "K=V", "--wire", "legacy", "--era", "modern"],
+    ["--config", "c.json", "--server", "a", "--server", "a", "--record", "r.jsonl"],
+    ["--demo", "extension"],
+    ["demo"],
+    ["demo", "--wire", "extension", "--root", "/tmp"],
+]
+OTHER_LINES = [
+    ["--help"],
+    ["-h"],
+    ["demo", "--help"],
+    ["--version"],
+    ["--ur", "http://127.0.0.1:1/mcp"],  # an abbreviation: the full parser decides
+    ["--url"],
+    ["--wire", "sideways", "--url", "http://a/mcp"],
+    ["demo", "--url", "http://a/mcp"],
+    ["tasks", "list", "--url", "http://a/mcp"],
+    ["--url", "http://a/mcp", "tools", "call", "--tool-name", "t"],
+    ["replay", "r.jsonl"],
+    ["check", "--url", "http://a/mcp"],
+    ["--url", "http://a/mcp", "stray"],
+]
+
+
+def _full_parse(line: list[str]) -> Any:
+    """What the full parser makes of `line`: its options, or its error (or exit) as text."""
+    try:
+        return read_options(build_parser().parse_args(glue_dashed_values(line)))
+    except CliError as error:
+        return f"error: {error.message}"
+    except SystemExit as leaving:
+        return f"exit {leaving.code}"
+
+
+@pytest.mark.parametrize("line", INSPECTOR_LINES + OTHER_LINES, ids=" ".join)
+def test_the_inspectors_short_parser_reads_every_line_as_the_full_one_does(
+    line: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The full-screen UI's command lines skip building every verb's parser; what they mean, and
+    what any other line means or is told, stays the full parser's."""
+    short = _inspector_namespace(glue_dashed_values(line))
+    assert (short is not None) == (line in INSPECTOR_LINES)
+    expected = _full_parse(line)
+    full_output = capsys.readouterr().out
+    try:
+        got = parse(line)
+    except CliError as error:
+        got = f"error: {error.message}"
+    except SystemExit as leaving:
+        got = f"exit {leaving.code}"
+    assert got == expected
+    assert capsys.readouterr().out == full_output
 
 
 def test_a_task_id_that_begins_with_a_dash_is_a_value_not_a_flag() -> None:
