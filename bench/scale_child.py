@@ -146,7 +146,9 @@ async def scenario(targets: list[Target], options: argparse.Namespace) -> None:
         gc.collect()
         figures.update(await _measure_load(app, probe, meter, options))
         if options.keys:
-            figures.update(await _measure_keys(pilot, meter, options.seconds / 2))
+            figures.update(
+                await _measure_keys(pilot, meter, options.seconds / 2, options.min_presses)
+            )
         figures["watched"] = len(app.tasks)
         _write(options.out, figures)
         # Leave without the App's teardown: the figures are written, and a stdio server sees
@@ -204,11 +206,15 @@ async def _measure_load(
     }
 
 
-async def _measure_keys(pilot: Pilot[Any], meter: FrameMeter, seconds: float) -> dict[str, Any]:
-    """Press keys for `seconds` (one every `KEY_GAP_S`) while the load goes on: latency."""
+async def _measure_keys(
+    pilot: Pilot[Any], meter: FrameMeter, seconds: float, min_presses: int
+) -> dict[str, Any]:
+    """Press keys for `seconds`, and at least `min_presses` times (one every `KEY_GAP_S`), while
+    the load goes on: latency. (Each press ends within `key_latency`'s timeout, so the loop
+    ends too.)"""
     latencies: list[float] = []
     end = time.perf_counter() + seconds
-    while time.perf_counter() < end:
+    while time.perf_counter() < end or len(latencies) < min_presses:
         await asyncio.sleep(KEY_GAP_S)
         latencies.append(await key_latency(pilot, meter))
     return {
@@ -235,6 +241,9 @@ def _parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--settle", type=float, default=3.0)
     parser.add_argument("--no-keys", dest="keys", action="store_false")
+    parser.add_argument(
+        "--min-presses", type=int, default=0, help="press at least this often (a steadier p95)"
+    )
     parser.add_argument("--sample-every", type=float, default=5.0, help="RSS sample period (s)")
     parser.add_argument("--out", required=True)
     return parser.parse_args(argv)
