@@ -263,12 +263,16 @@ class _InspectorParser(argparse.ArgumentParser):
 def _inspector_namespace(arguments: Sequence[str]) -> argparse.Namespace | None:
     """The namespace of a command line that opens the full-screen UI (target flags, or `demo`
     and its flags), read by a parser of only those: building every verb's parser is 3 ms of the
-    UI's start. None for anything else (a verb, help, an abbreviated flag, a mistake): the full
-    parser reads that line and says what is wrong with it."""
+    UI's start. None for anything else (a verb, help, an abbreviated flag, a value that begins
+    with a dash, a mistake): the full parser reads that line and says what is wrong with it."""
     parser = _InspectorParser(add_help=False, allow_abbrev=False)
     add_target_flags(parser)
     groups = parser.add_subparsers(dest="group")
-    add_demo_flags(groups.add_parser("demo", add_help=False, allow_abbrev=False))
+    demo = groups.add_parser("demo", add_help=False, allow_abbrev=False)
+    add_demo_flags(demo)
+    flags = parser._option_string_actions.keys() | demo._option_string_actions.keys()
+    if any(token.startswith("-") and token.split("=", 1)[0] not in flags for token in arguments):
+        return None  # the full parser may read it as help, an abbreviation or a flag
     try:
         namespace, rest = parser.parse_known_args(arguments)
     except _NotForTheInspector:
@@ -373,7 +377,7 @@ def _verb_options(
     namespace: argparse.Namespace, group: str | None, verb: str | None
 ) -> VerbOptions | None:
     """The flags of a verb that takes its own, or None (`app.cli.verb_args` reads them, loaded
-    only then: the full-screen UI's flags are all target and session flags)."""
+    for any command but the full-screen UI, whose flags are all target and session flags)."""
     if group in (None, "demo"):
         return None
     from app.cli.verb_args import read_verb_options

@@ -11,7 +11,7 @@ import asyncio
 import signal
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from app.cli.args import parse
 from app.cli.options import Options
@@ -59,10 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if options.group == "demo" or (options.group is None and options.target.names_target):
         return _open_tui(options, out)
     if options.group == "replay":
-        from app.cli.verb_options import ReplayOptions
-
-        assert isinstance(options.verb_options, ReplayOptions)
-        return _open_replay(options.verb_options, out)
+        return _open_replay(cast("ReplayOptions", options.verb_options), out)
     if options.group is None:
         sys.stdout.write(SHORT_HELP)
         return _offer_demo(out)

@@ -1,8 +1,8 @@
 """Reads the flags of a single verb from argparse's namespace into `app.cli.verb_options`, and
 checks the combinations of `tools call`'s flags argparse cannot express.
 
-`app.cli.args` imports it only when the command line names such a verb, so the full-screen UI
-starts without it or the options it builds.
+`app.cli.args` imports it for the headless commands only, so the full-screen UI starts without it
+or the options it builds.
 """
 
 from __future__ import annotations
@@ -84,11 +84,10 @@ def _watch_bounds(namespace: argparse.Namespace) -> WatchBounds:
 
 
 def check_call_flags(options: Options) -> None:
-    """Refuse the `tools call` flags that need others (`--task-ttl`, `--task-watch` need
+    """Refuse (for `tools call`) the flags that need others (`--task-ttl`, `--task-watch` need
     `--task`) or the other wire (`--task-ttl` on the extension wire)."""
     call = options.verb_options
-    if not isinstance(call, CallOptions):
-        return
+    assert isinstance(call, CallOptions)
     if call.task_ttl is not None and not call.task:
         raise usage_error("--task-ttl needs --task")
     if call.task_watch and not call.task:

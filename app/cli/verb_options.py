@@ -1,7 +1,7 @@
 """The flags of single verbs as typed, frozen values (`Options.verb_options`).
 
 Apart from `app.cli.options` because only the verbs that take them need them: `app.cli.args`
-imports this module when it reads such a verb, so the full-screen UI starts without it.
+imports this module for the headless commands, so the full-screen UI starts without it.
 """
 
 from __future__ import annotations

@@ -89,6 +89,13 @@ OTHER_LINES = [
     ["replay", "r.jsonl"],
     ["check", "--url", "http://a/mcp"],
     ["--url", "http://a/mcp", "stray"],
+    # values that begin with a dash: the full parser may take them for help or an abbreviation
+    ["--url", "http://a/mcp", "--header", "-h: x"],
+    ["--command", "--he=1 x"],
+    ["--command", "python", "--env", "-h x"],
+    ["demo", "--root", "-h x"],
+    ["--url", "http://a/mcp", "--reconnect-attempts", "-1"],
+    ["--url", "http://a/mcp", "--", "tasks"],
 ]
 
 
