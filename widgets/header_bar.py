@@ -6,8 +6,9 @@ Line two: task counts, tasks withheld, paused, filter and sort. Server text (nam
 sanitized; nothing is parsed as markup.
 
 Each line is fitted to the width it has, so what matters stays on screen: line one gives up the
-era note first, then cuts the server's description and the problem (shown whole in the detail
-pane) with "…", and the connection state is always shown; line two cuts the per-status counts
+era note first, then the declared verbs, the protocol version and the server's version (the tasks
+wire stays), then cuts the server's description and the problem (shown whole in the detail pane)
+with "…", and the connection state is always shown; line two cuts the per-status counts
 before the marks, pause, filter and sort notes.
 """
 
@@ -34,6 +35,9 @@ if TYPE_CHECKING:  # annotations only: the App's first frame does not load the e
 
 ABOUT_MIN_WIDTH = 16
 """Cells of the server's description kept beside a long problem (the problem is cut first)."""
+ABOUT_DETAIL_LEVELS = 4
+"""How much of the server's description line one can give up before cutting it: the verbs, the
+protocol version, the server's version (see `_about_text`)."""
 _MUTED = Style(dim=True)
 _BOLD = Style(bold=True)
 _STATE_STYLE: dict[str, str] = {
@@ -148,14 +152,25 @@ class HeaderBar(Widget):
             room = max(width - fixed, 0)
             if about.cell_len + problem.cell_len > room:
                 about_room = max(room - problem.cell_len, min(about.cell_len, ABOUT_MIN_WIDTH))
-                about = _cut(about, min(about_room, room))
+                about = self._fitted_about(state, min(about_room, room))
                 problem = _cut(problem, room - about.cell_len)
             connection = _cut(connection, max(width - head.cell_len, 0))
         return Text.assemble(head, about, connection, problem, era, no_wrap=True)
 
-    def _about_text(self, state: HeaderState) -> Text:
+    def _fitted_about(self, state: HeaderState, width: int) -> Text:
+        """The server's description in `width` cells: whole if it fits, else without the
+        declared verbs, then the protocol version, then the server's version (the tasks wire
+        stays), and cut with "…" only when even that does not fit."""
+        for detail in range(ABOUT_DETAIL_LEVELS - 1, -1, -1):
+            about = self._about_text(state, detail)
+            if about.cell_len <= width:
+                return about
+        return _cut(about, width)
+
+    def _about_text(self, state: HeaderState, detail: int = ABOUT_DETAIL_LEVELS - 1) -> Text:
         """The server: name, version, transport, protocol and tasks wire (or what is happening
-        before it is known)."""
+        before it is known); a lower `detail` leaves out the verbs (below 3), the protocol
+        version (below 2) and the server's version (below 1)."""
         line = Text(no_wrap=True)
         info = state.info
         if info is None:
@@ -170,15 +185,17 @@ class HeaderBar(Widget):
             line.append(one_line(info.label.rsplit("/", 1)[-1], 40))  # the whole path: `s`
             return line
         line.append(one_line(info.server_name or "unnamed server", 40), _BOLD)
-        line.append(" " + one_line(info.server_version, 20))
+        if detail >= 1:
+            line.append(" " + one_line(info.server_version, 20))
         line.append(" · ", _MUTED)
         line.append(info.transport)
-        line.append(" · ", _MUTED)
-        line.append(one_line(info.protocol_version, 20))
+        if detail >= 2:
+            line.append(" · ", _MUTED)
+            line.append(one_line(info.protocol_version, 20))
         line.append(" · ", _MUTED)
         capabilities = info.capabilities
         line.append(f"{capabilities.wire} tasks", _BOLD)
-        if capabilities.wire != "none":
+        if capabilities.wire != "none" and detail >= 3:
             line.append(f" [{verbs_text(capabilities)}]", _MUTED)
         return line
 

@@ -185,6 +185,22 @@ def test_config_file_problems_are_reported_not_fatal(tmp_path: Path) -> None:
     )
 
 
+async def test_a_narrow_header_gives_up_detail_before_the_tasks_wire() -> None:
+    """At 80 columns the header drops the declared verbs, the protocol and the server's version
+    before it would cut the wire to "e…"; wide, it shows everything."""
+    app = recorded_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        header = app.query_one(HeaderBar)
+        wide = header.header_text(200).plain.splitlines()[0]
+        assert "0.1.0 · http · 2026-07-28 · extension tasks [call cancel update" in wide
+        for columns in (80, 100):
+            line = header.header_text(columns - 2).plain.splitlines()[0]
+            assert len(line) <= columns - 2
+            assert "extension tasks" in line and "…" not in line, line
+        assert "[" not in header.header_text(78).plain.splitlines()[0]
+
+
 async def test_sort_keys_say_in_words_which_come_first_and_poll_now() -> None:
     app = recorded_app()
     async with app.run_test(size=SIZE) as pilot:
