@@ -45,6 +45,20 @@ if TYPE_CHECKING:
     from app.engine.rpc.targets import HttpTransportKind
     from app.engine.tasks.models import Wire
 
+GROUPS = (
+    "tasks",
+    "tools",
+    "resources",
+    "prompts",
+    "check",
+    "oauth",
+    "servers",
+    "demo",
+    "replay",
+    "demo-server",
+)
+"""The command groups, in the order `--help` lists them."""
+
 TARGET_FLAGS = "--url, --command, --config/--server or --demo"
 
 SERVER_NAMED_FLAGS = ("--task-id", "--tool-name", "--name", "--uri")
@@ -135,7 +149,7 @@ def build_parser() -> ArgumentParser:
     add_target_flags(parser)
     groups = parser.add_subparsers(
         dest="group",
-        metavar="{tasks,tools,resources,prompts,check,oauth,servers,demo,replay,demo-server}",
+        metavar="{" + ",".join(GROUPS) + "}",
     )
 
     def leaf(
@@ -265,6 +279,8 @@ def _inspector_namespace(arguments: Sequence[str]) -> argparse.Namespace | None:
     and its flags), read by a parser of only those: building every verb's parser is 3 ms of the
     UI's start. None for anything else (a verb, help, an abbreviated flag, a value that begins
     with a dash, a mistake): the full parser reads that line and says what is wrong with it."""
+    if any(token in GROUPS and token != "demo" for token in arguments):
+        return None  # a headless command, most likely: no short parser built for nothing
     parser = _InspectorParser(add_help=False, allow_abbrev=False)
     add_target_flags(parser)
     groups = parser.add_subparsers(dest="group")

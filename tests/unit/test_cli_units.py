@@ -96,6 +96,7 @@ OTHER_LINES = [
     ["demo", "--root", "-h x"],
     ["--url", "http://a/mcp", "--reconnect-attempts", "-1"],
     ["--url", "http://a/mcp", "--", "tasks"],
+    ["--command", "tasks"],  # a group's name as a value: the full parser reads it
 ]
 
 
