@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable, Input
 
+from app.tui.intake import INPUT_NEEDED
 from tests.support.tui_helpers import SIZE, connected, live_app, only_task, stdio_target, wait_for
 from widgets.arguments_form import CreateRequest
 from widgets.header_bar import HeaderBar
@@ -33,7 +34,11 @@ async def test_a_question_put_off_keeps_its_typing_and_no_toast_covers_it(wire: 
         await wait_for(
             pilot, lambda: len(app.tasks) == 1 and len(only_task(app).pending_inputs) == 2
         )
-        await wait_for(pilot, lambda: len(app._notifications) >= 2)
+        # the questions' toast (the task's "created" toast lasts 3 s and may be gone by then:
+        # waiting for both raced the clock on a loaded machine)
+        await wait_for(
+            pilot, lambda: any(note.title == INPUT_NEEDED for note in app._notifications)
+        )
         header = app.query_one(HeaderBar)
         await wait_for(pilot, lambda: "✉ 2 questions waiting" in header.header_text().plain)
         await wait_for(pilot, lambda: app.table.selected_task_id == only_task(app).task_id)
