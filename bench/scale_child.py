@@ -5,7 +5,8 @@ source, driven through Pilot, watching N `bench_churn` tasks. Run by `bench.scal
     python -m bench.scale_child --servers 10 --tasks N --seconds S --out FILE
 
 With `--servers K` the App watches K stdio demo servers at once (legacy and extension in turn,
-behind the `MultiSource` of `taskscope --config`), N/K tasks each.
+behind the `MultiSource` of `taskscope --config`), N/K tasks each. With `--idle-servers` the stdio
+servers run at idle CPU priority (`bench.idle_priority`), so they never take a core from the App.
 
 It creates the tasks through the source (as the `n` key would, minus a toast per task), waits until
 every row is shown, settles, then measures for S seconds: CPU seconds of this process, RSS, table
@@ -45,6 +46,7 @@ from bench.common import (
     proc_rss_mib,
     stdio_demo_command,
 )
+from bench.idle_priority import idle_command
 from bench.pacing_probe import PacingProbe
 from bench.servers import Wire, churn_arguments
 
@@ -235,6 +237,9 @@ def _parse(argv: list[str] | None = None) -> argparse.Namespace:
     where.add_argument("--stdio-wire", choices=["legacy", "extension"])
     where.add_argument("--servers", type=int, help="this many stdio servers, both wires in turn")
     parser.add_argument("--poll-interval-ms", type=int, default=1000, help="stdio server hint")
+    parser.add_argument(
+        "--idle-servers", action="store_true", help="run stdio servers at idle CPU priority"
+    )
     parser.add_argument("--tasks", type=int, default=1000)
     parser.add_argument("--period", type=float, default=4.0, help="bench_churn period (s)")
     parser.add_argument("--steps", type=int, default=None, help="bench_churn steps (forever)")
@@ -267,6 +272,8 @@ def _stdio(wire: Wire, options: argparse.Namespace) -> Target:
     command = stdio_demo_command(
         wire, "--bench", "--poll-interval-ms", str(options.poll_interval_ms)
     )
+    if options.idle_servers:
+        command = idle_command(command)
     return StdioTarget(command=command, cwd=str(REPO_ROOT))
 
 

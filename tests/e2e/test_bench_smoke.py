@@ -29,3 +29,27 @@ def test_every_benchmark_runs_quick() -> None:
         for figure in report.figures:
             assert figure.value == figure.value, f"{figure.name} is NaN"
             assert figure.verdict in ("PASS", "MISS", "info")
+
+
+def test_idle_priority_runs_the_command_at_idle_priority() -> None:
+    """The scale benchmark's idle servers really run under SCHED_IDLE (nice 19 elsewhere)."""
+    import os
+    import subprocess
+    import sys
+
+    from bench.common import REPO_ROOT
+    from bench.idle_priority import idle_command
+
+    probe = (
+        "import os; print(os.sched_getscheduler(0) if hasattr(os, 'SCHED_IDLE') else os.nice(0))"
+    )
+    shown = subprocess.run(
+        idle_command([sys.executable, "-c", probe]),
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout.strip()
+    expected = os.SCHED_IDLE if hasattr(os, "SCHED_IDLE") else 19
+    assert shown == str(expected)
