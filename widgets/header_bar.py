@@ -152,19 +152,19 @@ class HeaderBar(Widget):
             room = max(width - fixed, 0)
             if about.cell_len + problem.cell_len > room:
                 about_room = max(room - problem.cell_len, min(about.cell_len, ABOUT_MIN_WIDTH))
-                about = self._fitted_about(state, min(about_room, room))
+                about = self._fitted_about(state, about, min(about_room, room))
                 problem = _cut(problem, room - about.cell_len)
             connection = _cut(connection, max(width - head.cell_len, 0))
         return Text.assemble(head, about, connection, problem, era, no_wrap=True)
 
-    def _fitted_about(self, state: HeaderState, width: int) -> Text:
-        """The server's description in `width` cells: whole if it fits, else without the
-        declared verbs, then the protocol version, then the server's version (the tasks wire
-        stays), and cut with "…" only when even that does not fit."""
-        for detail in range(ABOUT_DETAIL_LEVELS - 1, -1, -1):
+    def _fitted_about(self, state: HeaderState, whole: Text, width: int) -> Text:
+        """The server's description (`whole`, at full detail) in `width` cells: whole if it
+        fits, else without the declared verbs, then the protocol version, then the server's
+        version (the tasks wire stays), and cut with "…" only when even that does not fit."""
+        about, detail = whole, ABOUT_DETAIL_LEVELS - 1
+        while about.cell_len > width and detail > 0:
+            detail -= 1
             about = self._about_text(state, detail)
-            if about.cell_len <= width:
-                return about
         return _cut(about, width)
 
     def _about_text(self, state: HeaderState, detail: int = ABOUT_DETAIL_LEVELS - 1) -> Text:

@@ -6,10 +6,15 @@ only proves each benchmark produces its figures end to end against real demo ser
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from bench import memory, overhead, pacing, scale, startup, time_view
-from bench.common import Report
+from bench.common import REPO_ROOT, Report
+from bench.idle_priority import idle_command
 
 pytestmark = pytest.mark.slow
 
@@ -33,13 +38,6 @@ def test_every_benchmark_runs_quick() -> None:
 
 def test_idle_priority_runs_the_command_at_idle_priority() -> None:
     """The scale benchmark's idle servers really run under SCHED_IDLE (nice 19 elsewhere)."""
-    import os
-    import subprocess
-    import sys
-
-    from bench.common import REPO_ROOT
-    from bench.idle_priority import idle_command
-
     probe = (
         "import os; print(os.sched_getscheduler(0) if hasattr(os, 'SCHED_IDLE') else os.nice(0))"
     )
